@@ -1,0 +1,149 @@
+package io.relock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A named lock kept in Redis, shared by every process that uses the same name and key prefix.
+ * Obtain one with {@link Relock#lock(String)}; instances are cheap, thread-safe and may be shared.
+ *
+ * <h2>Two styles</h2>
+ * <ul>
+ *   <li><b>Leases</b> ({@link #acquire(Duration)}, {@link #tryAcquire(Duration)}, {@link
+ *       #acquireAsync(Duration)}): each call returns a {@link LockLease} that any thread may close.
+ *       Leases are <em>not</em> re-entrant: every acquisition is its own owner, so a second
+ *       acquisition waits for the first lease to close even on the same thread. Each lease carries
+ *       a fencing token.
+ *   <li><b>{@link Lock}</b> ({@link #lock()}, {@link #tryLock()}, {@link #unlock()}, ...): owned
+ *       by the calling thread (platform or virtual) and re-entrant for that thread; the hold count
+ *       is kept in Redis. Only the owning thread may {@link #unlock()}.
+ * </ul>
+ * Both styles contend fairly with each other and with other processes: waiters are served in
+ * arrival order, and a waiter is handed the lock directly by the release of the previous holder.
+ * A thread that holds the lock through {@code lock()} and then calls {@code acquire} waits for
+ * itself until its wait runs out.
+ *
+ * <h2>Waiting</h2>
+ * Waiting never polls Redis. Within one {@link Relock} client, threads that wait for the same lock
+ * queue locally and only the first of them is registered in Redis; the release of the current
+ * holder grants the lock to the first registered waiter and notifies it through pub/sub. A waiter
+ * re-checks on its own when the holder's lease runs out or after a fallback interval, so a lost
+ * notification costs a bounded delay. A timed wait returns or throws within its wait plus one Redis
+ * round trip.
+ *
+ * <h2>Leases and expiry</h2>
+ * Without an explicit lease, a hold gets the client's default lease and the watchdog renews it
+ * every third of that lease until release. {@code lock()} style holds are always renewed. A holder
+ * that is paused or cut off past its lease loses the lock; see {@link LockLease}.
+ *
+ * <h2>Interruption</h2>
+ * {@link #lockInterruptibly()}, {@link #tryLock(long, TimeUnit)}, {@link #acquire(Duration)} and
+ * {@link #tryAcquire(Duration)} respond to interruption by withdrawing from the queue (in Redis
+ * too), releasing the lock if it was granted in the meantime, and throwing {@link
+ * InterruptedException} ({@code acquire}/{@code tryAcquire} throw {@link RelockException} with the
+ * interrupt flag set, since they declare no checked exception). {@link #lock()} ignores interrupts
+ * while waiting and restores the interrupt flag when it returns.
+ */
+public interface DistributedLock extends Lock {
+
+  /** The lock's name, as given to {@link Relock#lock(String)}. */
+  String name();
+
+  /**
+   * Acquires the lock with the default lease (renewed by the watchdog), waiting at most {@code
+   * wait}.
+   *
+   * @param wait how long to wait; zero means one attempt without waiting
+   * @return the lease; close it to release
+   * @throws LockTimeoutException if the lock stayed held for the whole wait
+   * @throws IllegalArgumentException if {@code wait} is negative
+   * @throws RelockException if Redis failed, or the thread was interrupted (interrupt flag set)
+   */
+  LockLease acquire(Duration wait);
+
+  /**
+   * Acquires the lock for a fixed {@code lease} that is never renewed, waiting at most {@code wait}.
+   *
+   * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is under 1 ms
+   * @see #acquire(Duration)
+   */
+  LockLease acquire(Duration wait, Duration lease);
+
+  /**
+   * Like {@link #acquire(Duration)}, but returns an empty Optional instead of throwing {@link
+   * LockTimeoutException} when the wait runs out.
+   */
+  Optional<LockLease> tryAcquire(Duration wait);
+
+  /**
+   * Acquires the lock without blocking the caller. The future completes with the lease, or
+   * exceptionally with {@link LockTimeoutException} or {@link RelockException}. Cancelling the
+   * future withdraws the waiter (and releases the lock if it was granted meanwhile). The future
+   * completes on a relock thread, never on a Redis I/O thread.
+   *
+   * @throws IllegalArgumentException if {@code wait} is negative (thrown, not in the future)
+   */
+  CompletableFuture<LockLease> acquireAsync(Duration wait);
+
+  /**
+   * Acquires the lock for the calling thread, waiting as long as it takes; re-entrant. Renewed by
+   * the watchdog until the matching {@link #unlock()}.
+   *
+   * @throws RelockException if Redis failed
+   */
+  @Override
+  void lock();
+
+  /** Like {@link #lock()}, but stops waiting when interrupted. */
+  @Override
+  void lockInterruptibly() throws InterruptedException;
+
+  /**
+   * One attempt, no waiting: acquires the lock for the calling thread if it is free (or already
+   * held by this thread). Like {@link java.util.concurrent.locks.ReentrantLock#tryLock()}, this
+   * does not queue behind other waiters.
+   */
+  @Override
+  boolean tryLock();
+
+  /** Waits up to the given time for the lock, for the calling thread; re-entrant. */
+  @Override
+  boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
+
+  /**
+   * Releases one hold of the calling thread; at the last one the lock is released in Redis and
+   * handed to the next waiter.
+   *
+   * @throws IllegalMonitorStateException if the calling thread does not hold the lock (the lock is
+   *     left alone)
+   * @throws LockLostException if the thread's hold was lost (expired or taken)
+   */
+  @Override
+  void unlock();
+
+  /** Not supported: distributed conditions are out of scope. */
+  @Override
+  Condition newCondition();
+
+  /** Whether any owner, in any process, holds the lock now. One Redis round trip. */
+  boolean isLocked();
+
+  /** Whether the calling thread holds the lock through {@link #lock()}-style calls. Local only. */
+  boolean isHeldByCurrentThread();
+
+  /** The calling thread's {@code lock()}-style hold count; 0 if it does not hold the lock. */
+  int getHoldCount();
+
+  /**
+   * Releases the lock whoever holds it, and hands it to the next waiter. The previous holder's
+   * lease is reported lost at its next renewal (or release). For operators and tests; not a
+   * substitute for {@link LockLease#close()}.
+   *
+   * @return whether the lock was held
+   */
+  boolean forceUnlock();
+}

@@ -1,0 +1,83 @@
+package io.relock;
+
+import java.time.Duration;
+
+/**
+ * One hold on a {@link DistributedLock}, obtained from {@link DistributedLock#acquire(Duration)}
+ * and friends, released by {@link #close()}. Use it with try-with-resources:
+ *
+ * <pre>{@code
+ * try (LockLease lease = relock.lock("orders:42").acquire(Duration.ofSeconds(5))) {
+ *   store.write(order, lease.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <h2>Ownership</h2>
+ * A lease belongs to the lease object, not to a thread: any thread may {@link #close()} it, so it
+ * can be handed to an async callback or a virtual thread. Leases are not re-entrant: each
+ * acquisition is a separate owner, and a second {@code acquire} on the same lock waits for this
+ * lease to be closed, even on the same thread (see {@link DistributedLock} for the thread-owned
+ * {@code lock()}/{@code unlock()} style, which is re-entrant).
+ *
+ * <h2>Expiry</h2>
+ * Redis keeps the lock for the lease duration. A lease acquired without an explicit duration is
+ * renewed by the client's watchdog every third of the default lease for as long as it is open; a
+ * lease with an explicit duration is never renewed and ends when that duration runs out. When a
+ * lease is lost (it expired, a renewal found the lock gone or taken, or the renewal deadline passed
+ * while Redis was unreachable or the JVM was paused), {@link #isValid()} turns false, listeners
+ * given to {@link #onLost(Runnable)} run once, and {@link #close()} throws {@link
+ * LockLostException}.
+ *
+ * <h2>Memory effects</h2>
+ * Actions in a thread before {@code close()} happen-before the actions that follow a later
+ * successful acquisition of the same lock by any thread of this JVM. Across processes, Redis orders
+ * the release before the next acquisition; the caller's own shared resource must provide its own
+ * visibility (and should check the fencing token).
+ */
+public interface LockLease extends AutoCloseable {
+
+  /** The name of the lock this lease holds. */
+  String lockName();
+
+  /**
+   * The fencing token of this acquisition: strictly greater than every token issued before for the
+   * same lock name, also across Redis restarts without persistence (tokens follow the Redis server
+   * clock in microseconds). Pass it with every write to the protected resource and let the
+   * resource refuse a token lower than the highest it has seen.
+   */
+  long fencingToken();
+
+  /**
+   * Whether this lease is still held: not closed, not reported lost, and the local monotonic clock
+   * is before the time the acquisition (or last renewal) was sent plus the lease, minus the clock
+   * drift allowance. Never contacts Redis.
+   */
+  boolean isValid();
+
+  /**
+   * How long this lease is still valid by the local monotonic clock; {@link Duration#ZERO} once it
+   * is lost or closed. For a watchdog-renewed lease this is the time until the next renewal is due
+   * to have happened, not the time the caller may keep it.
+   */
+  Duration remaining();
+
+  /**
+   * Registers a listener that runs once, on a relock thread, when this lease is lost. If the lease
+   * is already lost, the listener runs promptly. A listener that throws is logged and does not
+   * affect the lease or other listeners. Closing the lease normally never runs the listeners.
+   *
+   * @throws NullPointerException if {@code listener} is null
+   */
+  void onLost(Runnable listener);
+
+  /**
+   * Releases this hold, from any thread. Blocks for one Redis round trip; if other processes wait
+   * for the lock, the same call hands it to the longest waiter. Closing an already closed lease
+   * does nothing.
+   *
+   * @throws LockLostException if the lease had been lost; another owner's lock is left untouched
+   * @throws RelockException if Redis could not be reached (the lock then expires by its lease)
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,19 @@
+package io.relock;
+
+/**
+ * Root of the exceptions relock throws: Redis unreachable, a Redis error reply, a client that was
+ * closed. Unchecked, so lock calls compose with lambdas and streams.
+ *
+ * <p>Messages name the lock (and the key) involved, never a password.
+ */
+public class RelockException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public RelockException(String message) {
+    super(message);
+  }
+
+  public RelockException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

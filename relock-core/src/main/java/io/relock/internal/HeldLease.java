@@ -1,0 +1,140 @@
+package io.relock.internal;
+
+import io.relock.LockLease;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One owner's hold on a lock in Redis. Lease-style acquisitions get one each; a thread's {@code
+ * lock()} holds share one, counted by {@link #threadHolds}.
+ *
+ * <p>Validity is judged by the local monotonic clock: {@link #validUntilNanos} is the time the
+ * acquisition (or the last successful renewal) was sent plus the lease minus the drift allowance.
+ * Redis started the lease after that send, so the local deadline never outlasts Redis's.
+ */
+final class HeldLease implements LockLease {
+  final LockEngine engine;
+  final LockKeys keys;
+  final String owner;
+  final long token;
+  final long leaseNanos;
+  final long driftNanos;
+  /** Whether the watchdog renews this lease (no explicit lease was given). */
+  final boolean renewed;
+  /** The owning thread's id for {@code lock()} style holds, or -1 for a lease-style owner. */
+  final long threadId;
+
+  /** {@code lock()} holds not yet matched by {@code unlock()}; touched by the owning thread only. */
+  int threadHolds = 1;
+
+  private volatile long validUntilNanos;
+  private volatile String lostReason;
+  private final AtomicBoolean lostReported = new AtomicBoolean();
+  final AtomicBoolean closed = new AtomicBoolean();
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  volatile ScheduledFuture<?> expiryCheck;
+
+  HeldLease(LockEngine engine, LockKeys keys, String owner, long token, long leaseNanos,
+      long driftNanos, boolean renewed, long threadId, long sentNanos) {
+    this.engine = engine;
+    this.keys = keys;
+    this.owner = owner;
+    this.token = token;
+    this.leaseNanos = leaseNanos;
+    this.driftNanos = driftNanos;
+    this.renewed = renewed;
+    this.threadId = threadId;
+    this.validUntilNanos = sentNanos + leaseNanos - driftNanos;
+  }
+
+  @Override
+  public String lockName() {
+    return keys.name();
+  }
+
+  @Override
+  public long fencingToken() {
+    return token;
+  }
+
+  @Override
+  public boolean isValid() {
+    return lostReason == null && !closed.get() && System.nanoTime() - validUntilNanos < 0;
+  }
+
+  @Override
+  public Duration remaining() {
+    if (lostReason != null || closed.get()) {
+      return Duration.ZERO;
+    }
+    long left = validUntilNanos - System.nanoTime();
+    return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+  }
+
+  @Override
+  public void onLost(Runnable listener) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener);
+    if (lostReason != null && lostReported.get()) {
+      // Lost before the listener arrived: run it now, unless the reporting pass picks it up too.
+      if (listeners.remove(listener)) {
+        engine.runListener(keys.name(), listener);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    engine.closeLease(this);
+  }
+
+  long validUntilNanos() {
+    return validUntilNanos;
+  }
+
+  /** A renewal sent at {@code sentNanos} found the lock still ours and extended it. */
+  void renewed(long sentNanos) {
+    long next = sentNanos + leaseNanos - driftNanos;
+    if (next - validUntilNanos > 0) {
+      validUntilNanos = next;
+    }
+  }
+
+  String lostReason() {
+    return lostReason;
+  }
+
+  /** Marks the lease lost and runs the listeners, once. Ignored after a normal close. */
+  void lost(String reason) {
+    if (closed.get() && lostReason == null) {
+      return;
+    }
+    if (lostReason == null) {
+      lostReason = reason;
+    }
+    if (lostReported.compareAndSet(false, true)) {
+      engine.leaseLost(this);
+      for (Runnable l : listeners) {
+        if (listeners.remove(l)) {
+          engine.runListener(keys.name(), l);
+        }
+      }
+    }
+  }
+
+  /** Records a loss discovered while closing; listeners are not run (the close throws instead). */
+  void lostOnClose(String reason) {
+    if (lostReason == null) {
+      lostReason = reason;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LockLease[" + keys.name() + ", token " + token + (isValid() ? ", valid" : ", not valid") + "]";
+  }
+}

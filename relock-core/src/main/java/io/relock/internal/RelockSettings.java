@@ -1,0 +1,66 @@
+package io.relock.internal;
+
+import java.time.Duration;
+
+/**
+ * A client's settings, fixed when it is built.
+ *
+ * @param keyPrefix prefix of every key and channel
+ * @param defaultLease lease of acquisitions without an explicit one; renewed every third of it
+ * @param clockDrift how much sooner than Redis the client treats a lease as over; null means 1% of
+ *     the lease plus 2 ms
+ * @param commandTimeout how long one Redis command may take
+ * @param connectTimeout how long connecting may take
+ * @param recheckInterval longest time a waiter waits for a notification before checking itself
+ * @param fenceRetention how long a lock's fence key is kept after last use
+ */
+public record RelockSettings(
+    String keyPrefix,
+    Duration defaultLease,
+    Duration clockDrift,
+    Duration commandTimeout,
+    Duration connectTimeout,
+    Duration recheckInterval,
+    Duration fenceRetention) {
+
+  public static RelockSettings defaults() {
+    return new RelockSettings("relock:", Duration.ofSeconds(30), null, Duration.ofSeconds(3),
+        Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofDays(7));
+  }
+
+  /** The drift allowance for a lease of the given length. */
+  public Duration driftFor(Duration lease) {
+    if (clockDrift != null) {
+      return clockDrift;
+    }
+    return lease.dividedBy(100).plusMillis(2);
+  }
+
+  public Mutable toMutable() {
+    Mutable m = new Mutable();
+    m.keyPrefix = keyPrefix;
+    m.defaultLease = defaultLease;
+    m.clockDrift = clockDrift;
+    m.commandTimeout = commandTimeout;
+    m.connectTimeout = connectTimeout;
+    m.recheckInterval = recheckInterval;
+    m.fenceRetention = fenceRetention;
+    return m;
+  }
+
+  /** The builder's working copy. */
+  public static final class Mutable {
+    public String keyPrefix;
+    public Duration defaultLease;
+    public Duration clockDrift;
+    public Duration commandTimeout;
+    public Duration connectTimeout;
+    public Duration recheckInterval;
+    public Duration fenceRetention;
+
+    public RelockSettings freeze() {
+      return new RelockSettings(keyPrefix, defaultLease, clockDrift, commandTimeout, connectTimeout,
+          recheckInterval, fenceRetention);
+    }
+  }
+}

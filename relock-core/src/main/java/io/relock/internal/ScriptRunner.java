@@ -1,0 +1,90 @@
+package io.relock.internal;
+
+import io.relock.RelockException;
+import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisReplyException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs scripts by SHA through the driver: loads a script that Redis does not know (after SCRIPT
+ * FLUSH, a restart or a failover) and retries once, bounds every call by the command timeout, and
+ * turns failures into {@link RelockException}s that name the lock.
+ */
+final class ScriptRunner {
+  private final RedisDriver driver;
+  private final Duration timeout;
+
+  ScriptRunner(RedisDriver driver, Duration timeout) {
+    this.driver = driver;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Runs {@code script}. The future fails only with {@link RelockException}.
+   *
+   * @param what the lock name (or a description) for error messages
+   */
+  CompletableFuture<List<Object>> run(LuaScript script, List<String> keys, List<String> args, String what) {
+    CompletableFuture<List<Object>> result = new CompletableFuture<>();
+    call(script, keys, args).whenComplete((reply, error) -> {
+      if (error == null) {
+        result.complete(reply);
+        return;
+      }
+      Throwable cause = unwrap(error);
+      if (cause instanceof RedisReplyException r && r.isNoScript()) {
+        driver.scriptLoad(script.source())
+            .thenCompose(sha -> call(script, keys, args))
+            .whenComplete((again, error2) -> {
+              if (error2 == null) {
+                result.complete(again);
+              } else {
+                result.completeExceptionally(translate(unwrap(error2), script, keys, what));
+              }
+            });
+      } else {
+        result.completeExceptionally(translate(cause, script, keys, what));
+      }
+    });
+    return result;
+  }
+
+  private CompletableFuture<List<Object>> call(LuaScript script, List<String> keys, List<String> args) {
+    CompletableFuture<List<Object>> f;
+    try {
+      f = driver.evalSha(script.sha1(), keys, args);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    return f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private RelockException translate(Throwable cause, LuaScript script, List<String> keys, String what) {
+    if (cause instanceof RelockException r) {
+      return r;
+    }
+    String key = keys.isEmpty() ? "" : " (key " + keys.get(0) + ")";
+    if (cause instanceof RedisReplyException) {
+      return new RelockException("Redis rejected " + script + " for lock '" + what + "'" + key + ": "
+          + cause.getMessage(), cause);
+    }
+    if (cause instanceof TimeoutException) {
+      return new RelockException("Redis did not answer " + script + " for lock '" + what + "'" + key
+          + " within " + timeout, cause);
+    }
+    return new RelockException("Redis unreachable running " + script + " for lock '" + what + "'" + key
+        + ": " + Uris.redact(String.valueOf(cause.getMessage())), cause);
+  }
+}

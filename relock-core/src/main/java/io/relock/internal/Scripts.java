@@ -1,0 +1,16 @@
+package io.relock.internal;
+
+import java.util.List;
+
+/** The scripts relock runs; see each {@code .lua} file's header for keys, arguments and replies. */
+public final class Scripts {
+  public static final LuaScript ACQUIRE = LuaScript.load("acquire.lua");
+  public static final LuaScript RELEASE = LuaScript.load("release.lua");
+  public static final LuaScript RENEW = LuaScript.load("renew.lua");
+  public static final LuaScript FORCE_UNLOCK = LuaScript.load("force_unlock.lua");
+  public static final LuaScript INSPECT = LuaScript.load("inspect.lua");
+
+  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT);
+
+  private Scripts() {}
+}

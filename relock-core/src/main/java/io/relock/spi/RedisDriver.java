@@ -1,0 +1,39 @@
+package io.relock.spi;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * What relock needs from a Redis client: run a loaded Lua script, load one, receive messages on a
+ * channel, close. Everything else (NOSCRIPT fallback, timeouts, error mapping, retries) lives in
+ * relock-core, once. A driver is thread-safe and non-blocking; its futures may complete on I/O
+ * threads, and core never blocks in their callbacks.
+ *
+ * <p>Failures: a Redis error reply completes the future with {@link RedisReplyException} carrying
+ * the reply text (for example {@code NOSCRIPT ...} or {@code WRONGTYPE ...}); any other exception
+ * means the command could not be run or answered (connection refused, lost, timed out).
+ */
+public interface RedisDriver extends AutoCloseable {
+
+  /**
+   * {@code EVALSHA sha1 numkeys keys... args...}. Every relock script returns an array; the driver
+   * converts it to a list whose elements are {@link Long} for integers, {@link String} (UTF-8) for
+   * bulk and status strings, {@code null} for nil, and nested {@link List}s for arrays.
+   */
+  CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args);
+
+  /** {@code SCRIPT LOAD script}; completes with the SHA1 Redis returns. */
+  CompletableFuture<String> scriptLoad(String script);
+
+  /**
+   * Subscribes to {@code channel} on the driver's pub/sub connection and delivers each message's
+   * payload to {@code listener}. The future completes once Redis has confirmed the subscription.
+   * After a reconnect the driver subscribes again on its own. Called once per client.
+   */
+  CompletableFuture<Void> subscribe(String channel, Consumer<String> listener);
+
+  /** Closes both connections. Idempotent. */
+  @Override
+  void close();
+}

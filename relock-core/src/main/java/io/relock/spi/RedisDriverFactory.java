@@ -1,0 +1,20 @@
+package io.relock.spi;
+
+/**
+ * Creates drivers from URIs. Implementations are found with {@link java.util.ServiceLoader}
+ * (register the class in {@code META-INF/services/io.relock.spi.RedisDriverFactory}), so {@code
+ * Relock.connect(uri)} works as soon as a driver jar is on the class path. With several drivers on
+ * the class path, the system property {@code relock.driver} picks one by {@link #name()}.
+ */
+public interface RedisDriverFactory {
+
+  /** A short name such as {@code lettuce} or {@code jedis}. */
+  String name();
+
+  /**
+   * Connects to the Redis server named by {@code uri} ({@code redis://} or {@code rediss://},
+   * optionally with {@code user:password@}). Connection failures throw; the message must not
+   * contain the password.
+   */
+  RedisDriver connect(String uri, DriverSettings settings);
+}

@@ -1,0 +1,131 @@
+package io.relock.lettuce;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.relock.spi.DriverSettings;
+import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisReplyException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * relock's driver on Lettuce: one multiplexed connection for scripts and one pub/sub connection
+ * for grant notifications, both reconnecting on their own. While disconnected, commands fail at
+ * once rather than queue, so a caller learns that Redis is unreachable within the command timeout.
+ */
+public final class LettuceDriver implements RedisDriver {
+  private final RedisClient client;
+  private final boolean ownsClient;
+  private final StatefulRedisConnection<String, String> commands;
+  private final StatefulRedisPubSubConnection<String, String> pubsub;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private LettuceDriver(RedisClient client, boolean ownsClient, RedisURI uri) {
+    this.client = client;
+    this.ownsClient = ownsClient;
+    StatefulRedisConnection<String, String> c = null;
+    try {
+      c = client.connect(uri);
+      this.commands = c;
+      this.pubsub = client.connectPubSub(uri);
+    } catch (RuntimeException e) {
+      if (c != null) {
+        c.close();
+      }
+      if (ownsClient) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+      throw e;
+    }
+  }
+
+  /** Connects to {@code uri} with a client of its own, closed with the driver. */
+  public static LettuceDriver connect(String uri, DriverSettings settings) {
+    RedisURI redisUri = RedisURI.create(uri);
+    redisUri.setTimeout(settings.commandTimeout());
+    redisUri.setClientName(settings.clientName());
+    RedisClient client = RedisClient.create();
+    client.setOptions(ClientOptions.builder()
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
+        .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build())
+        .build());
+    return new LettuceDriver(client, true, redisUri);
+  }
+
+  /**
+   * Uses a client the caller owns and configured (shared client resources, TLS settings, ...); the
+   * driver closes only its two connections.
+   */
+  public static LettuceDriver using(RedisClient client, RedisURI uri) {
+    return new LettuceDriver(client, false, uri);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
+    CompletableFuture<List<Object>> f = commands.async()
+        .<List<Object>>evalsha(sha1, ScriptOutputType.MULTI, keys.toArray(new String[0]), args.toArray(new String[0]))
+        .toCompletableFuture();
+    return translate(f);
+  }
+
+  @Override
+  public CompletableFuture<String> scriptLoad(String script) {
+    return translate(commands.async().scriptLoad(script).toCompletableFuture());
+  }
+
+  @Override
+  public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
+    pubsub.addListener(new RedisPubSubAdapter<>() {
+      @Override
+      public void message(String ch, String message) {
+        if (channel.equals(ch)) {
+          listener.accept(message);
+        }
+      }
+    });
+    return translate(pubsub.async().subscribe(channel).toCompletableFuture());
+  }
+
+  /** Error replies become {@link RedisReplyException}; everything else passes through. */
+  private static <T> CompletableFuture<T> translate(CompletableFuture<T> f) {
+    return f.handle((value, error) -> {
+      if (error == null) {
+        return value;
+      }
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      if (cause instanceof RedisCommandExecutionException) {
+        throw new RedisReplyException(cause.getMessage(), cause);
+      }
+      throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
+    });
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      pubsub.close();
+      commands.close();
+    } finally {
+      if (ownsClient) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+    }
+  }
+}

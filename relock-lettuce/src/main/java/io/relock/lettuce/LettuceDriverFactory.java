@@ -1,0 +1,18 @@
+package io.relock.lettuce;
+
+import io.relock.spi.DriverSettings;
+import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisDriverFactory;
+
+/** Registered with {@link java.util.ServiceLoader}, so {@code Relock.connect(uri)} finds Lettuce. */
+public final class LettuceDriverFactory implements RedisDriverFactory {
+  @Override
+  public String name() {
+    return "lettuce";
+  }
+
+  @Override
+  public RedisDriver connect(String uri, DriverSettings settings) {
+    return LettuceDriver.connect(uri, settings);
+  }
+}
