@@ -1,0 +1,10 @@
+/**
+ * Real Redis for tests: {@link io.relock.testkit.RedisServer} starts {@code redis-server}
+ * processes on free ports, {@link io.relock.testkit.RedisExtension} ties one to a JUnit 5 test
+ * class, {@link io.relock.testkit.TcpProxy} injects network faults between a client and Redis,
+ * and {@link io.relock.testkit.JvmProcess} runs child JVMs for multi-process tests.
+ *
+ * <p>Everything else in this package is package-private and may change without notice.
+ * Linux only: processes are paused and resumed with {@code kill -STOP}/{@code -CONT}.
+ */
+package io.relock.testkit;
