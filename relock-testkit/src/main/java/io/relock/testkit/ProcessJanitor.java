@@ -145,7 +145,7 @@ final class ProcessJanitor {
 
     private static boolean isSameProcessAlive(long pid, String recordedStart) {
         Optional<ProcessHandle> handle = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
-        if (handle.isEmpty()) {
+        if (handle.isEmpty() || Signals.isZombie(pid)) {
             return false;
         }
         String actualStart = startMillis(handle.get());
@@ -170,10 +170,18 @@ final class ProcessJanitor {
 
     private static void killAndAwait(ProcessHandle handle) {
         handle.destroyForcibly();
-        try {
-            handle.onExit().get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            System.err.println("relock-testkit: leftover process " + handle.pid() + " did not exit: " + e);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (Signals.isAlive(handle.pid())) {
+            if (System.nanoTime() - deadline > 0) {
+                System.err.println("relock-testkit: leftover process " + handle.pid() + " did not exit");
+                return;
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -194,7 +202,7 @@ final class ProcessJanitor {
         }
     }
 
-    /** Deletes a file or directory tree; only ever below {@link #BASE_DIR} or the JVM's temp dir. */
+    /** Deletes a file or directory tree, but never anything outside {@code java.io.tmpdir}. */
     static void deleteRecursively(Path root) {
         Path absolute = root.toAbsolutePath().normalize();
         Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize();

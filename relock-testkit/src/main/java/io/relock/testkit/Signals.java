@@ -37,14 +37,34 @@ final class Signals {
 
     /** Whether the process is in state T (stopped); false when /proc does not say. */
     static boolean isStopped(long pid) {
+        return state(pid) == 'T';
+    }
+
+    /**
+     * Whether the process has exited but not been reaped yet. The JDK counts such a zombie as
+     * alive; it is not, and an init that is slow to reap (or, in some containers, never reaps)
+     * would otherwise keep a killed orphan "alive".
+     */
+    static boolean isZombie(long pid) {
+        char state = state(pid);
+        return state == 'Z' || state == 'X';
+    }
+
+    /** Whether the process exists and has not exited (zombies count as exited). */
+    static boolean isAlive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !isZombie(pid);
+    }
+
+    /** The state letter from /proc/PID/stat, or 0 when unknown. */
+    private static char state(long pid) {
         Path stat = Path.of("/proc", Long.toString(pid), "stat");
         try {
             String content = Files.readString(stat);
             // The command name in parentheses may itself contain spaces, so read the state after it.
             int end = content.lastIndexOf(')');
-            return end >= 0 && content.length() > end + 2 && content.charAt(end + 2) == 'T';
+            return end >= 0 && content.length() > end + 2 ? content.charAt(end + 2) : 0;
         } catch (IOException e) {
-            return false;
+            return 0;
         }
     }
 

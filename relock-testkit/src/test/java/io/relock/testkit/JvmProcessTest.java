@@ -1,0 +1,141 @@
+package io.relock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class JvmProcessTest {
+
+    private static final Duration GENEROUS = Duration.ofSeconds(30);
+
+    @Test
+    void output_collectsStdoutAndStderr_andAwaitLineFindsLines() throws Exception {
+        try (JvmProcess child = JvmProcess.start(ChildMain.class, "one", "two")) {
+            assertThat(child.awaitLine(line -> line.startsWith("args="), GENEROUS)).isEqualTo("args=one,two");
+            assertThat(child.awaitLine(line -> line.equals("this went to stderr"), GENEROUS)).isNotNull();
+            assertThat(child.awaitLine(line -> line.equals("tick 3"), GENEROUS)).isEqualTo("tick 3");
+
+            List<String> output = child.output();
+            assertThat(output).startsWith("hello from child").contains("args=one,two", "tick 1", "tick 2");
+            assertThat(child.pid()).isNotEqualTo(ProcessHandle.current().pid());
+            assertThat(child.isAlive()).isTrue();
+            Poll.until("log file has the first line", () -> {
+                try {
+                    return Files.readString(child.logFile()).startsWith("hello from child");
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    @Test
+    void jvmArgs_reachTheChild() {
+        try (JvmProcess child = JvmProcess.start(List.of("-Xmx64m", "-Dsome.flag=on"), ChildMain.class, "exit=0")) {
+            assertThat(child.waitFor(GENEROUS)).isZero();
+            assertThat(child.output()).contains("hello from child");
+        }
+    }
+
+    @Test
+    void waitFor_returnsTheExitCode_withAllOutputCollected() {
+        try (JvmProcess child = JvmProcess.start(ChildMain.class, "exit=7")) {
+            assertThat(child.waitFor(GENEROUS)).isEqualTo(7);
+            assertThat(child.isAlive()).isFalse();
+            assertThat(child.output()).contains("hello from child", "args=exit=7", "this went to stderr");
+        }
+    }
+
+    @Test
+    void waitFor_onARunningChild_timesOutWithTheOutput() {
+        try (JvmProcess child = JvmProcess.start(ChildMain.class)) {
+            child.awaitLine(line -> line.equals("tick 1"), GENEROUS);
+            assertThatThrownBy(() -> child.waitFor(Duration.ofMillis(200)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("still running")
+                    .hasMessageContaining("hello from child");
+        }
+    }
+
+    @Test
+    void awaitLine_failsFast_whenTheChildExitsWithoutIt() {
+        try (JvmProcess child = JvmProcess.start(ChildMain.class, "exit=3")) {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> child.awaitLine(line -> line.equals("never printed"), GENEROUS))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("exit code 3")
+                    .hasMessageContaining("hello from child");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+        }
+    }
+
+    @Test
+    void awaitLine_timesOutWithTheOutput() {
+        try (JvmProcess child = JvmProcess.start(ChildMain.class)) {
+            assertThatThrownBy(() -> child.awaitLine(line -> line.equals("never printed"), Duration.ofMillis(500)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("did not print within")
+                    .hasMessageContaining("hello from child");
+        }
+    }
+
+    @Test
+    void kill9_killsTheChildAtOnce() {
+        JvmProcess child = JvmProcess.start(ChildMain.class);
+        child.awaitLine(line -> line.equals("tick 1"), GENEROUS);
+        long pid = child.pid();
+
+        child.kill9();
+
+        assertThat(child.isAlive()).isFalse();
+        assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isEmpty();
+        assertThat(child.waitFor(Duration.ofSeconds(5))).isEqualTo(137);
+        child.close();
+    }
+
+    @Test
+    void pause_stopsTheChild_andResumeLetsItContinue() {
+        try (JvmProcess child = JvmProcess.start(ChildMain.class)) {
+            child.awaitLine(line -> line.equals("tick 2"), GENEROUS);
+
+            child.pause();
+
+            assertThat(child.isAlive()).isTrue();
+            int printedBeforePause = child.output().size();
+            String nextTick = "tick " + (lastTick(child) + 1);
+            assertThatThrownBy(() -> child.awaitLine(nextTick::equals, Duration.ofMillis(500)))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(child.output()).hasSize(printedBeforePause);
+
+            child.resume();
+
+            assertThat(child.awaitLine(nextTick::equals, GENEROUS)).isEqualTo(nextTick);
+        }
+    }
+
+    @Test
+    void close_killsALiveChild() {
+        JvmProcess child = JvmProcess.start(ChildMain.class);
+        child.awaitLine(line -> line.equals("tick 1"), GENEROUS);
+        long pid = child.pid();
+
+        child.close();
+        child.close();
+
+        assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isEmpty();
+    }
+
+    private static long lastTick(JvmProcess child) {
+        List<String> output = child.output();
+        for (int i = output.size() - 1; i >= 0; i--) {
+            if (output.get(i).startsWith("tick ")) {
+                return Long.parseLong(output.get(i).substring("tick ".length()));
+            }
+        }
+        return 0;
+    }
+}
