@@ -1,0 +1,140 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.relock.LockLease;
+import io.relock.LockLostException;
+import io.relock.Relock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Leases, the batched watchdog and lost-lock detection (issue items 4 and 5). */
+public abstract class LeaseContract extends RelockContract {
+
+  @Test
+  void watchdog_keepsADefaultLeaseLockHeldForThreeLeases() {
+    Duration lease = Duration.ofMillis(600);
+    Relock relock = client(b -> b.defaultLease(lease));
+    try (LockLease held = relock.lock("renewed").acquire(Duration.ZERO)) {
+      long until = System.nanoTime() + lease.multipliedBy(3).toNanos();
+      await("three leases have passed with the lock held throughout", () -> {
+        assertThat(redis("HGET", lockKey("renewed"), "o")).as("still held").isNotNull();
+        assertThat(held.isValid()).isTrue();
+        return System.nanoTime() - until > 0;
+      });
+      assertThat((Long) redis("PTTL", lockKey("renewed"))).isPositive();
+    }
+  }
+
+  @Test
+  void explicitLease_isNeverRenewed_andItsEndIsReported() {
+    Relock relock = client();
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = relock.lock("fixed").acquire(Duration.ZERO, Duration.ofMillis(300));
+    lease.onLost(lost::incrementAndGet);
+    await("the lease is reported lost", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+    assertThat(lease.remaining()).isEqualTo(Duration.ZERO);
+    await("Redis expired the key", () -> redis("EXISTS", lockKey("fixed")).equals(0L));
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class).hasMessageContaining("fixed");
+    assertThat(lost.get()).as("listeners run once").isEqualTo(1);
+  }
+
+  @Test
+  void forceUnlock_isReportedToTheHolderAtItsNextRenewal() {
+    Relock holder = client(b -> b.defaultLease(Duration.ofMillis(900)));
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = holder.lock("forced").acquire(Duration.ZERO);
+    lease.onLost(lost::incrementAndGet);
+    assertThat(client().lock("forced").forceUnlock()).isTrue();
+    await("the holder is told", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+  }
+
+  @Test
+  void takenByAnotherOwner_isReportedAndReleaseLeavesTheNewOwnerAlone() {
+    Relock holder = client(b -> b.defaultLease(Duration.ofMillis(900)));
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = holder.lock("taken").acquire(Duration.ZERO);
+    lease.onLost(lost::incrementAndGet);
+    redis("HSET", lockKey("taken"), "o", "someone-else");
+    await("the holder is told", () -> lost.get() == 1);
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    assertThat(redis("HGET", lockKey("taken"), "o")).isEqualTo("someone-else");
+  }
+
+  @Test
+  void redisUnreachable_leaseTurnsInvalidAtItsDeadline() {
+    Relock relock = client(b -> b.defaultLease(Duration.ofMillis(900)).commandTimeout(Duration.ofMillis(300)));
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = relock.lock("cut-off").acquire(Duration.ZERO);
+    lease.onLost(lost::incrementAndGet);
+    redis.pause();
+    try {
+      await("the lease is reported lost while Redis is unreachable", () -> lost.get() == 1);
+      assertThat(lease.isValid()).isFalse();
+    } finally {
+      redis.resume();
+    }
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+  }
+
+  @Test
+  void throwingListener_isContained_andOtherListenersStillRun() {
+    Relock relock = client();
+    AtomicInteger ran = new AtomicInteger();
+    LockLease lease = relock.lock("listeners").acquire(Duration.ZERO, Duration.ofMillis(100));
+    lease.onLost(() -> {
+      throw new IllegalStateException("listener bug");
+    });
+    lease.onLost(ran::incrementAndGet);
+    await("the second listener ran", () -> ran.get() == 1);
+    lease.onLost(ran::incrementAndGet);
+    await("a listener added after the loss runs too", () -> ran.get() == 2);
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    try (LockLease next = relock.lock("listeners").acquire(PATIENCE)) {
+      assertThat(next.isValid()).as("the client still works").isTrue();
+    }
+  }
+
+  @Test
+  void normalClose_neverRunsListeners() {
+    Relock relock = client(b -> b.defaultLease(Duration.ofMillis(300)));
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = relock.lock("quiet").acquire(Duration.ZERO);
+    lease.onLost(lost::incrementAndGet);
+    lease.close();
+    long until = System.nanoTime() + Duration.ofMillis(900).toNanos();
+    await("three leases passed after close", () -> System.nanoTime() - until > 0);
+    assertThat(lost.get()).isZero();
+  }
+
+  @Test
+  void watchdog_renewsTenThousandLocksInAFewCallsPerTick() {
+    Duration lease = Duration.ofMillis(1500);
+    Relock relock = client(b -> b.defaultLease(lease));
+    List<CompletableFuture<LockLease>> pending = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      pending.add(relock.lock("many-" + i).acquireAsync(Duration.ZERO));
+    }
+    List<LockLease> leases = pending.stream().map(CompletableFuture::join).toList();
+    redis("CONFIG", "RESETSTAT");
+    long start = System.nanoTime();
+    long window = lease.multipliedBy(2).toNanos();
+    await("two leases have passed", () -> System.nanoTime() - start > window);
+    long elapsed = System.nanoTime() - start;
+    long calls = scriptCalls();
+    long ticks = elapsed / lease.dividedBy(3).toNanos() + 1;
+    assertThat(calls).as("renewal calls in %d ticks", ticks).isPositive().isLessThanOrEqualTo(ticks * 5);
+    assertThat(leases).allMatch(LockLease::isValid);
+    assertThat((Long) redis("PTTL", lockKey("many-9999"))).isPositive();
+    leases.forEach(LockLease::close);
+    assertThat(redis("DBSIZE")).as("only fence keys remain").isEqualTo(10_000L);
+  }
+}

@@ -1,0 +1,132 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.relock.Relock;
+import io.relock.spi.DriverSettings;
+import io.relock.spi.RedisDriver;
+import io.relock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Base of the lock contract tests, written once and run for every driver: a driver module
+ * subclasses each contract and says how to connect. Every test talks to a real redis-server
+ * started by relock-testkit for the test class.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class RelockContract {
+  /** Generous deadline for conditions a test waits for; never a timing assertion. */
+  protected static final Duration PATIENCE = Duration.ofSeconds(20);
+  protected static final DriverSettings DRIVER_SETTINGS =
+      new DriverSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), "relock-test");
+
+  protected RedisServer redis;
+  private final List<Relock> clients = new ArrayList<>();
+
+  /** Connects this module's driver. */
+  protected abstract RedisDriver connectDriver(String uri, DriverSettings settings);
+
+  @BeforeAll
+  void startRedis() {
+    redis = startServer();
+  }
+
+  /** The server the tests of this class use; overridable to add options (persistence). */
+  protected RedisServer startServer() {
+    return RedisServer.start();
+  }
+
+  @AfterAll
+  void stopRedis() {
+    redis.close();
+  }
+
+  @BeforeEach
+  void cleanSlate() {
+    if (!redis.isRunning()) {
+      redis.restart();
+    }
+    redis.execute("FLUSHALL");
+    redis.execute("CONFIG", "RESETSTAT");
+  }
+
+  @AfterEach
+  void closeClients() {
+    for (Relock c : clients) {
+      c.close();
+    }
+    clients.clear();
+  }
+
+  protected Relock client() {
+    return client(b -> b);
+  }
+
+  protected Relock client(UnaryOperator<Relock.Builder> custom) {
+    return client(redis.uri(), DRIVER_SETTINGS, custom);
+  }
+
+  protected Relock client(String uri, DriverSettings settings, UnaryOperator<Relock.Builder> custom) {
+    Relock c = custom.apply(Relock.builder().driver(connectDriver(uri, settings))).build();
+    clients.add(c);
+    return c;
+  }
+
+  protected Object redis(String... args) {
+    return redis.execute(args);
+  }
+
+  /** Calls of one command recorded by INFO commandstats since the last CONFIG RESETSTAT. */
+  protected long commandCalls(String command) {
+    String stats = (String) redis.execute("INFO", "commandstats");
+    for (String line : stats.split("\r?\n")) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        String n = line.substring(("cmdstat_" + command + ":calls=").length());
+        return Long.parseLong(n.substring(0, n.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
+  /** Script calls sent by clients: EVALSHA plus SCRIPT LOAD after NOSCRIPT. */
+  protected long scriptCalls() {
+    return commandCalls("evalsha") + commandCalls("eval");
+  }
+
+  protected static void await(String what, BooleanSupplier condition) {
+    await(what, PATIENCE, condition);
+  }
+
+  protected static void await(String what, Duration patience, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out after " + patience + " waiting until " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting until " + what, e);
+      }
+    }
+  }
+
+  protected static String lockKey(String name) {
+    return "relock:{" + name + "}";
+  }
+
+  protected void assertNoWaiters(String name) {
+    assertThat(redis("ZCARD", lockKey(name) + ":q")).as("queued waiters of " + name).isEqualTo(0L);
+    assertThat(redis("HLEN", lockKey(name) + ":qi")).as("waiter entries of " + name).isEqualTo(0L);
+  }
+}

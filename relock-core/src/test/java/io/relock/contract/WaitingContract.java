@@ -1,0 +1,243 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.relock.DistributedLock;
+import io.relock.LockLease;
+import io.relock.LockTimeoutException;
+import io.relock.Relock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Waiting without polling, direct handoff, timeouts, interruption, cancellation (items 7, 8). */
+public abstract class WaitingContract extends RelockContract {
+
+  private static final Duration NO_RECHECK = Duration.ofMinutes(5);
+
+  private void awaitQueued(String name, long n) {
+    await(n + " waiter(s) queued on " + name, () -> redis("ZCARD", lockKey(name) + ":q").equals(n));
+  }
+
+  @Test
+  void release_handsTheLockToTheWaiter_inTwoScriptCallsWithoutPolling() {
+    Relock holder = client();
+    Relock waiter = client(b -> b.recheckInterval(NO_RECHECK));
+    LockLease held = holder.lock("handoff").acquire(Duration.ZERO);
+    redis("CONFIG", "RESETSTAT");
+    CompletableFuture<LockLease> next = waiter.lock("handoff").acquireAsync(PATIENCE);
+    awaitQueued("handoff", 1);
+    long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+    await("a second of waiting passed", () -> System.nanoTime() - until > 0);
+    assertThat(scriptCalls()).as("a waiting client sends nothing while it waits").isEqualTo(1);
+    held.close();
+    LockLease got = next.join();
+    assertThat(scriptCalls()).as("enqueue + the holder's release, which hands over").isEqualTo(2);
+    assertThat(got.isValid()).isTrue();
+    got.close();
+    assertNoWaiters("handoff");
+  }
+
+  @Test
+  void threadsOfOneClient_queueLocally_withOneRedisWaiter() {
+    Relock holder = client();
+    Relock waiting = client();
+    LockLease held = holder.lock("local-queue").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> waiters = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      waiters.add(waiting.lock("local-queue").acquireAsync(PATIENCE));
+    }
+    awaitQueued("local-queue", 1);
+    assertThat(waiters).noneMatch(CompletableFuture::isDone);
+    assertThat(redis("ZCARD", lockKey("local-queue") + ":q")).isEqualTo(1L);
+    held.close();
+    for (CompletableFuture<LockLease> w : waiters) {
+      w.join().close();
+    }
+    assertNoWaiters("local-queue");
+  }
+
+  @Test
+  void waitersOfDifferentClients_areServedInArrivalOrder() {
+    Relock holder = client();
+    List<String> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<LockLease>> waiters = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      String who = "client-" + i;
+      CompletableFuture<LockLease> f = client().lock("fifo").acquireAsync(PATIENCE);
+      waiters.add(f.thenApply(lease -> {
+        order.add(who);
+        return lease;
+      }));
+      if (i == 0) {
+        continue;
+      }
+      awaitQueued("fifo", i);
+    }
+    // client-0 took the free lock; the others queued behind it in order.
+    waiters.get(0).join().close();
+    for (int i = 1; i < 4; i++) {
+      waiters.get(i).join().close();
+    }
+    assertThat(order).containsExactly("client-0", "client-1", "client-2", "client-3");
+    holder.close();
+  }
+
+  @Test
+  void lostNotification_costsOnlyTheRecheckInterval() {
+    Relock holder = client();
+    Relock waiter = client(b -> b.recheckInterval(Duration.ofMillis(200)));
+    LockLease held = holder.lock("lost-note").acquire(Duration.ZERO);
+    CompletableFuture<LockLease> next = waiter.lock("lost-note").acquireAsync(PATIENCE);
+    awaitQueued("lost-note", 1);
+    // Redirect the grant notification to a channel nobody listens to.
+    String owner = (String) ((List<?>) redis("ZRANGE", lockKey("lost-note") + ":q", "0", "0")).get(0);
+    String entry = (String) redis("HGET", lockKey("lost-note") + ":qi", owner);
+    String[] parts = entry.split(" ", 3);
+    redis("HSET", lockKey("lost-note") + ":qi", owner, parts[0] + " " + parts[1] + " nobody-listens");
+    held.close();
+    LockLease got = next.join();
+    assertThat(got.isValid()).isTrue();
+    got.close();
+  }
+
+  @Test
+  void expiredQueueEntryOfADeadWaiter_isSkipped() {
+    Relock holder = client();
+    LockLease held = holder.lock("dead-waiter").acquire(Duration.ZERO);
+    long nowMs = serverMillis();
+    redis("ZADD", lockKey("dead-waiter") + ":q", "0", "ghost");
+    redis("HSET", lockKey("dead-waiter") + ":qi", "ghost", (nowMs + 300) + " 60000 nowhere");
+    CompletableFuture<LockLease> live = client().lock("dead-waiter").acquireAsync(PATIENCE);
+    awaitQueued("dead-waiter", 2);
+    await("the ghost's entry expired", () -> serverMillis() > nowMs + 300);
+    held.close();
+    LockLease got = live.join();
+    assertThat(redis("HGET", lockKey("dead-waiter"), "o")).isNotEqualTo("ghost");
+    got.close();
+    assertNoWaiters("dead-waiter");
+  }
+
+  @Test
+  void expiredHolder_isReplacedByTheWaiterWithoutANotification() {
+    Relock holder = client();
+    Relock waiter = client(b -> b.recheckInterval(NO_RECHECK));
+    holder.lock("expired").acquire(Duration.ZERO, Duration.ofMillis(300));
+    LockLease got = waiter.lock("expired").acquire(PATIENCE);
+    assertThat(got.isValid()).as("woken when the holder's lease ran out, not at the recheck interval").isTrue();
+    got.close();
+  }
+
+  @Test
+  void timedAcquire_givesUpAfterItsWait_andLeavesNoQueueEntry() {
+    Relock holder = client();
+    DistributedLock lock = client().lock("timeout");
+    LockLease held = holder.lock("timeout").acquire(Duration.ZERO);
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(300)))
+        .isInstanceOf(LockTimeoutException.class).hasMessageContaining("timeout").hasMessageContaining("PT0.3S");
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertThat(tookMs).as("waited its wait, plus at most a round trip (generous bound)").isBetween(290L, 300L + 2000L);
+    assertNoWaiters("timeout");
+    assertThat(held.isValid()).isTrue();
+    held.close();
+  }
+
+  @Test
+  void tryLockAndZeroWait_neverWaitNorQueue() {
+    Relock holder = client();
+    DistributedLock lock = client().lock("no-wait");
+    LockLease held = holder.lock("no-wait").acquire(Duration.ZERO);
+    assertThat(lock.tryLock()).isFalse();
+    assertThatThrownBy(() -> lock.acquire(Duration.ZERO)).isInstanceOf(LockTimeoutException.class);
+    assertThat(lock.tryAcquire(Duration.ZERO)).isEmpty();
+    assertNoWaiters("no-wait");
+    held.close();
+  }
+
+  @Test
+  void interrupt_withdrawsTheWaiterFromRedis() throws Exception {
+    Relock holder = client();
+    DistributedLock lock = client().lock("interrupted");
+    LockLease held = holder.lock("interrupted").acquire(Duration.ZERO);
+    AtomicReference<Throwable> outcome = new AtomicReference<>();
+    Thread t = new Thread(() -> {
+      try {
+        lock.lockInterruptibly();
+        outcome.set(new AssertionError("acquired"));
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    });
+    t.start();
+    awaitQueued("interrupted", 1);
+    t.interrupt();
+    t.join(PATIENCE.toMillis());
+    assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+    assertNoWaiters("interrupted");
+    held.close();
+    assertThat(lock.isLocked()).as("nobody was handed the lock").isFalse();
+  }
+
+  @Test
+  void lock_ignoresInterruptsWhileWaiting_andRestoresTheFlag() throws Exception {
+    Relock holder = client();
+    DistributedLock lock = client().lock("uninterruptible");
+    LockLease held = holder.lock("uninterruptible").acquire(Duration.ZERO);
+    AtomicBoolean flagAfter = new AtomicBoolean();
+    Thread t = new Thread(() -> {
+      lock.lock();
+      flagAfter.set(Thread.currentThread().isInterrupted());
+      lock.unlock();
+    });
+    t.start();
+    awaitQueued("uninterruptible", 1);
+    t.interrupt();
+    held.close();
+    t.join(PATIENCE.toMillis());
+    assertThat(t.isAlive()).isFalse();
+    assertThat(flagAfter.get()).isTrue();
+  }
+
+  @Test
+  void acquireAsync_returnsAtOnce_andCancellingWithdrawsTheWaiter() {
+    Relock holder = client();
+    DistributedLock lock = client().lock("async");
+    LockLease held = holder.lock("async").acquire(Duration.ZERO);
+    CompletableFuture<LockLease> f = lock.acquireAsync(PATIENCE);
+    assertThat(f).isNotDone();
+    awaitQueued("async", 1);
+    f.cancel(true);
+    await("the waiter is withdrawn", () -> redis("ZCARD", lockKey("async") + ":q").equals(0L));
+    assertNoWaiters("async");
+    held.close();
+    assertThat(lock.isLocked()).isFalse();
+  }
+
+  @Test
+  void acquireAsync_completesOnARelockThread_notOnARedisIoThread() {
+    Relock holder = client();
+    LockLease held = holder.lock("async-thread").acquire(Duration.ZERO);
+    CompletableFuture<String> thread = client().lock("async-thread").acquireAsync(PATIENCE)
+        .thenApply(lease -> {
+          lease.close();
+          return Thread.currentThread().getName();
+        });
+    awaitQueued("async-thread", 1);
+    held.close();
+    assertThat(thread.join()).startsWith("relock-events");
+  }
+
+  private long serverMillis() {
+    @SuppressWarnings("unchecked")
+    List<String> t = (List<String>) redis("TIME");
+    return Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
+  }
+}
