@@ -19,11 +19,11 @@ class ScriptsTest {
 
   @Test
   void includes_areInlined_andEveryScriptDocumentsItsKeysArgsAndReplies() {
-    assertThat(Scripts.ACQUIRE.source()).doesNotContain("@include").contains("local function grant_next");
-    assertThat(Scripts.RELEASE.source()).doesNotContain("@include").contains("local function grant_next");
+    assertThat(Scripts.ACQUIRE.source()).doesNotContainPattern("(?m)^-- @include ").contains("local function grant_next");
+    assertThat(Scripts.RELEASE.source()).doesNotContainPattern("(?m)^-- @include ").contains("local function grant_next");
     for (LuaScript script : Scripts.ALL) {
       assertThat(script.source()).as(script.name()).startsWith("-- " + script.name() + ".lua:")
-          .contains("KEYS[1]").contains("Returns");
+          .contains("KEYS[").contains("Returns");
     }
   }
 
