@@ -29,13 +29,14 @@ import java.util.function.Predicate;
  * }</pre>
  *
  * <p>The child's stdout and stderr are merged, collected line by line ({@link #output()}) and
- * copied to a log file ({@link #logFile()}) under {@code ${java.io.tmpdir}/relock-testkit/jvm}.
+ * copied to a log file ({@link #logFile()}) under {@code ${java.io.tmpdir}/relock-testkit/jvm}
+ * (kept for a day, for post-mortems).
  * A child still alive when this JVM exits is killed by a shutdown hook. Thread-safe.
  */
 public final class JvmProcess implements AutoCloseable {
 
     private static final Duration EXIT_DEADLINE = Duration.ofSeconds(10);
-    private static final Path LOG_DIR = ProcessJanitor.BASE_DIR.resolve("jvm");
+    private static final Path LOG_DIR = ProcessJanitor.JVM_LOG_DIR;
 
     private final Process process;
     private final String description;

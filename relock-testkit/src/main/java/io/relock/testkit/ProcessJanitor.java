@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -31,6 +32,8 @@ final class ProcessJanitor {
     /** Root of everything the test kit writes to disk. */
     static final Path BASE_DIR = Path.of(System.getProperty("java.io.tmpdir"), "relock-testkit");
     static final Path PID_DIR = BASE_DIR.resolve("pids");
+    static final Path JVM_LOG_DIR = BASE_DIR.resolve("jvm");
+    private static final Duration JVM_LOG_RETENTION = Duration.ofDays(1);
 
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
     private static final Set<Path> OWNED_PATHS = ConcurrentHashMap.newKeySet();
@@ -48,6 +51,7 @@ final class ProcessJanitor {
         Thread hook = new Thread(ProcessJanitor::killEverything, "relock-testkit-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         sweepLeftovers();
+        deleteOldJvmLogs();
     }
 
     /** Tracks a child process so that the shutdown hook kills it. */
@@ -141,6 +145,23 @@ final class ProcessJanitor {
             deleteRecursively(Path.of(dir));
         }
         deleteQuietly(file);
+    }
+
+    /** Child JVM logs are kept for post-mortems, but not forever. */
+    private static void deleteOldJvmLogs() {
+        if (!Files.isDirectory(JVM_LOG_DIR)) {
+            return;
+        }
+        Instant cutoff = Instant.now().minus(JVM_LOG_RETENTION);
+        try (DirectoryStream<Path> logs = Files.newDirectoryStream(JVM_LOG_DIR, "*.log")) {
+            for (Path log : logs) {
+                if (Files.getLastModifiedTime(log).toInstant().isBefore(cutoff)) {
+                    deleteQuietly(log);
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("relock-testkit: cannot prune " + JVM_LOG_DIR + ": " + e);
+        }
     }
 
     private static boolean isSameProcessAlive(long pid, String recordedStart) {

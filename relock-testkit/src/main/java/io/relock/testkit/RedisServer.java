@@ -301,8 +301,9 @@ public final class RedisServer implements AutoCloseable {
     /** Like {@link #execute(String...)} with {@code timeout} instead of 5 seconds for connect and read. */
     public Object execute(Duration timeout, String... args) {
         Objects.requireNonNull(timeout, "timeout");
-        if (args == null || args.length == 0) {
-            throw new IllegalArgumentException("a command is needed, got " + Arrays.toString(args));
+        if (args == null || args.length == 0 || Arrays.asList(args).contains(null)) {
+            throw new IllegalArgumentException("a command without null arguments is needed, got "
+                    + Arrays.toString(args));
         }
         try (RespConnection connection = connect(timeout)) {
             return connection.call(args);

@@ -50,6 +50,7 @@ public final class TcpProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final ExecutorService threads;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final Set<Socket> parked = ConcurrentHashMap.newKeySet();
     private volatile Mode mode = Mode.FORWARD;
     private volatile long delayNanos;
     private volatile boolean closed;
@@ -103,12 +104,14 @@ public final class TcpProxy implements AutoCloseable {
         for (Link link : links) {
             link.abort();
         }
+        releaseParked();
     }
 
     /**
      * Keeps connections open but silently drops all bytes in both directions, as an unreachable
      * network would; clients see timeouts, not errors. New connections are accepted and treated
-     * the same. The target closing a connection is not passed on either. Bytes dropped here are
+     * the same, even if the target is down. The target closing a connection is not passed on
+     * either. Bytes dropped here are
      * gone: after {@link #restore()} such a connection's protocol stream may be out of step, which
      * clients usually handle by timing out and reconnecting.
      */
@@ -127,12 +130,14 @@ public final class TcpProxy implements AutoCloseable {
         }
         delayNanos = latency.toNanos();
         mode = Mode.FORWARD;
+        releaseParked();
     }
 
     /** Plain forwarding again, for new connections and for existing ones that were not cut. */
     public void restore() {
         delayNanos = 0;
         mode = Mode.FORWARD;
+        releaseParked();
     }
 
     /** Stops listening and closes every connection. Idempotent. */
@@ -147,6 +152,7 @@ public final class TcpProxy implements AutoCloseable {
         for (Link link : links) {
             link.abort();
         }
+        releaseParked();
         threads.shutdownNow();
     }
 
@@ -181,9 +187,12 @@ public final class TcpProxy implements AutoCloseable {
             upstream.setTcpNoDelay(true);
             client.setTcpNoDelay(true);
         } catch (IOException e) {
-            // The target is down: the client sees its connection closed, as with a refused connect.
             closeQuietly(upstream);
-            reset(client);
+            if (mode == Mode.BLACKHOLE) {
+                park(client);
+            } else {
+                reset(client);  // the target is down: as close to "connection refused" as a proxy gets
+            }
             return;
         }
         Link link = new Link(client, upstream);
@@ -193,6 +202,39 @@ public final class TcpProxy implements AutoCloseable {
             return;
         }
         link.start();
+    }
+
+    /**
+     * Holds a client connection that has no target behind it (the target was down during a
+     * blackhole), discarding what it sends, so that the client times out as it would behind a
+     * real partition. Leaving the blackhole resets it: there is nothing to forward it to.
+     */
+    private void park(Socket client) {
+        parked.add(client);
+        if (mode != Mode.BLACKHOLE || closed) {
+            releaseParked();
+            return;
+        }
+        threads.execute(() -> {
+            byte[] discard = new byte[CHUNK_SIZE];
+            try {
+                InputStream in = client.getInputStream();
+                while (in.read(discard) >= 0) {
+                    // dropped, as everything is in a blackhole
+                }
+            } catch (IOException e) {
+                // Reset when the blackhole ends, or by the client.
+            }
+            parked.remove(client);
+            closeQuietly(client);
+        });
+    }
+
+    private void releaseParked() {
+        for (Socket client : parked) {
+            parked.remove(client);
+            reset(client);
+        }
     }
 
     /** One proxied connection: a reader thread and a writer thread per direction. */

@@ -118,6 +118,23 @@ class TcpProxyTest {
     }
 
     @Test
+    void blackhole_newConnectionWhileTheTargetIsDown_timesOutInsteadOfFailing() throws IOException {
+        try (RedisServer own = RedisServer.start(); TcpProxy ownProxy = TcpProxy.start(own.host(), own.port())) {
+            own.kill();
+            ownProxy.blackhole();
+            try (Socket fresh = new Socket("127.0.0.1", ownProxy.port())) {
+                fresh.setSoTimeout(500);
+                fresh.getOutputStream().write(PING);
+                assertThatThrownBy(() -> fresh.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+
+                ownProxy.restore();
+
+                assertThatConnectionIsClosed(fresh);
+            }
+        }
+    }
+
+    @Test
     void delay_addsLatencyInBothDirections() throws IOException {
         try (Socket socket = socket(Duration.ofSeconds(5))) {
             assertThat(ping(socket)).isEqualTo(PONG);
