@@ -1,0 +1,220 @@
+package io.relock.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the scenarios: every implementation takes its turn against the same Redis, with the same
+ * phase lengths, the keys flushed before each turn.
+ */
+final class Bench {
+
+  private static final Duration WORKER_TIMEOUT = Duration.ofSeconds(90);
+
+  private final BenchRedis redis;
+  private final BenchSettings settings;
+  private final List<Implementation> implementations;
+  private final Path logDir;
+  private final PrintStream log;
+
+  Bench(BenchRedis redis, BenchSettings settings, List<Implementation> implementations, Path logDir,
+      PrintStream log) {
+    this.redis = redis;
+    this.settings = settings;
+    this.implementations = List.copyOf(implementations);
+    this.logDir = logDir;
+    this.log = log;
+  }
+
+  /** Scenario 1: each thread locks a key of its own. */
+  List<Row> uncontended() throws InterruptedException {
+    List<Row> rows = new ArrayList<>();
+    for (Implementation impl : implementations) {
+      try (LockClient client = impl.open(redis.uri(), settings.loadLease())) {
+        for (int threads : settings.uncontendedThreads()) {
+          List<String> keys = new ArrayList<>();
+          for (int i = 0; i < threads; i++) {
+            keys.add("u" + threads + "-" + i);
+          }
+          rows.add(inThisJvm("uncontended", impl, client, keys));
+        }
+      } catch (RuntimeException e) {
+        failed("uncontended", impl, e);
+      }
+    }
+    return rows;
+  }
+
+  /** Scenario 2: all threads of this JVM on one key. */
+  List<Row> contendedInJvm() throws InterruptedException {
+    List<Row> rows = new ArrayList<>();
+    for (Implementation impl : waiting()) {
+      try (LockClient client = impl.open(redis.uri(), settings.loadLease())) {
+        rows.add(inThisJvm("contended-1jvm", impl, client,
+            Collections.nCopies(settings.contendedThreads(), "c1")));
+      } catch (RuntimeException e) {
+        failed("contended-1jvm", impl, e);
+      }
+    }
+    return rows;
+  }
+
+  private Row inThisJvm(String scenario, Implementation impl, LockClient client, List<String> keys)
+      throws InterruptedException {
+    redis.flushAll();
+    long start = System.currentTimeMillis() + 50;
+    long from = start + settings.warmup().toMillis();
+    LoadPhase.Plan plan = new LoadPhase.Plan(keys, start, from, from + settings.measure().toMillis());
+    RedisInfo[] info = new RedisInfo[2];
+    LoadPhase.Outcome o = LoadPhase.run(client, plan, () -> info[0] = redis.info(), () -> info[1] = redis.info());
+    Row row = new Row(scenario, impl, 1, keys.size(), plan.measureSeconds(), o.latencies(),
+        List.of(o.latencies().count()), o.perThread(), info[1].since(info[0]), o.cpuSeconds(),
+        o.errors(), o.firstError(), o.stragglers());
+    progress(row);
+    return row;
+  }
+
+  /** Scenarios 3 and 5: worker processes, all threads on one key. */
+  List<Row> contendedAcrossProcesses() {
+    List<Row> rows = new ArrayList<>();
+    List<WorkerProcess> workers = new ArrayList<>();
+    try {
+      for (int p = 0; p < settings.processes(); p++) {
+        workers.add(WorkerProcess.start("worker-" + p, redis.uri(), logDir.resolve("worker-" + p + ".log")));
+      }
+      for (Implementation impl : waiting()) {
+        try {
+          rows.add(acrossProcesses(impl, workers));
+        } catch (RuntimeException e) {
+          failed("contended-processes", impl, e);
+          for (WorkerProcess w : workers) {
+            try {
+              w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
+            } catch (RuntimeException ignored) {
+              // Already reported; the next implementation reopens.
+            }
+          }
+        }
+      }
+    } finally {
+      workers.forEach(WorkerProcess::close);
+    }
+    return rows;
+  }
+
+  private Row acrossProcesses(Implementation impl, List<WorkerProcess> workers) {
+    redis.flushAll();
+    for (WorkerProcess w : workers) {
+      w.send(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.loadLease().toMillis()));
+    }
+    workers.forEach(w -> w.await(WORKER_TIMEOUT));
+    long start = System.currentTimeMillis() + 200;
+    long from = start + settings.warmup().toMillis();
+    long to = from + settings.measure().toMillis();
+    Map<String, Object> run = new LinkedHashMap<>();
+    run.put("cmd", "run");
+    run.put("keys", Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p"));
+    run.put("start_at", start);
+    run.put("from", from);
+    run.put("to", to);
+    workers.forEach(w -> w.send(run));
+    LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
+    RedisInfo before = redis.info();
+    LoadPhase.sleepUntil(LoadPhase.nanosAt(to));
+    RedisInfo after = redis.info();
+
+    LatencyHistogram all = new LatencyHistogram();
+    List<Long> perProcess = new ArrayList<>();
+    List<Long> perThread = new ArrayList<>();
+    long errors = 0;
+    int stragglers = 0;
+    double cpu = 0;
+    String firstError = "";
+    for (WorkerProcess w : workers) {
+      Map<String, Object> r = w.await(WORKER_TIMEOUT);
+      LatencyHistogram h = LatencyHistogram.decode((String) r.get("histogram"));
+      all.add(h);
+      perProcess.add(h.count());
+      for (Object c : (List<?>) r.get("per_thread")) {
+        perThread.add(((Number) c).longValue());
+      }
+      errors += ((Number) r.get("errors")).longValue();
+      stragglers += ((Number) r.get("stragglers")).intValue();
+      cpu += ((Number) r.get("cpu_s")).doubleValue();
+      if (firstError.isEmpty()) {
+        firstError = (String) r.get("first_error");
+      }
+    }
+    for (WorkerProcess w : workers) {
+      w.send(Map.of("cmd", "close"));
+    }
+    workers.forEach(w -> w.await(WORKER_TIMEOUT));
+    Row row = new Row("contended-processes", impl, workers.size(), settings.threadsPerProcess(),
+        (to - from) / 1000.0, all, perProcess, perThread.stream().mapToLong(Long::longValue).toArray(),
+        after.since(before), cpu, errors, firstError, stragglers);
+    progress(row);
+    return row;
+  }
+
+  /** Scenario 4: many locks held under the watchdog, each implementation in a fresh worker. */
+  List<HeldRow> heldLocks() {
+    List<HeldRow> rows = new ArrayList<>();
+    for (Implementation impl : implementations) {
+      if (!impl.hasWatchdog()) {
+        continue;
+      }
+      redis.flushAll();
+      try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), redis.uri(),
+          logDir.resolve("held-" + impl.id() + ".log"))) {
+        w.call(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.heldLease().toMillis()),
+            WORKER_TIMEOUT);
+        Map<String, Object> hold = w.call(Map.of("cmd", "hold", "count", settings.heldLocks(), "threads", 8),
+            WORKER_TIMEOUT);
+        long keysAtStart = redis.dbSize();
+        Map<String, Object> first = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
+        RedisInfo before = redis.info();
+        long began = System.nanoTime();
+        LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
+        RedisInfo after = redis.info();
+        double seconds = (System.nanoTime() - began) / 1e9;
+        Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
+        long keysAtEnd = redis.dbSize();
+        w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
+        HeldRow row = new HeldRow(impl, settings.heldLocks(), seconds, settings.renewalTick().toMillis() / 1000.0,
+            ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
+            (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
+            Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
+            keysAtStart, keysAtEnd);
+        rows.add(row);
+        log.printf(Locale.ROOT, "  held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB%n",
+            impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6);
+      } catch (RuntimeException e) {
+        failed("held", impl, e);
+      }
+    }
+    redis.flushAll();
+    return rows;
+  }
+
+  private List<Implementation> waiting() {
+    return implementations.stream().filter(Implementation::waits).toList();
+  }
+
+  private void progress(Row r) {
+    log.printf(Locale.ROOT, "  %-19s %-14s %dx%-3d %9.0f acq/s  p50 %7.3f  p99 %8.3f  max %8.1f ms  %5.1f calls/acq%s%n",
+        r.scenario, r.impl.id(), r.processes, r.threadsPerProcess, r.perSecond(), r.millis(50), r.millis(99),
+        r.maxMillis(), r.callsPerAcquisition(), r.errors > 0 ? "  errors " + r.errors + ": " + r.firstError : "");
+  }
+
+  private void failed(String scenario, Implementation impl, RuntimeException e) {
+    log.printf("  %s %s FAILED: %s%n", scenario, impl.id(), LoadPhase.describe(e));
+    e.printStackTrace(log);
+  }
+}

@@ -1,0 +1,139 @@
+package io.relock.bench;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./relock bench}: runs the scenarios and writes the results, the chart and the summary line. */
+@Command(name = "relock bench", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Benchmarks relock side by side with Redisson, Spring Integration's RedisLockRegistry, the",
+        "SET NX recipe and the Redis-bound limit, against one Redis (REDIS_URL, or a redis-server it",
+        "starts). Writes JSON and a PNG chart and ends with one 'bench: ...' line.",
+        "Scenarios: uncontended, contended-1jvm, contended-processes (also fairness), held."})
+public final class BenchMain implements Callable<Integer> {
+
+  @Option(names = "--short", description = "A run of about a minute: fewer thread counts, shorter phases.")
+  boolean shortRun;
+
+  @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png.")
+  boolean writeDocs;
+
+  @Option(names = "--impl", split = ",", paramLabel = "ID",
+      description = "Implementations to run (default all): relock, redisson, spring-spin, spring-pubsub, recipe, limit.")
+  List<String> impls;
+
+  @Option(names = "--scenario", split = ",", paramLabel = "NAME",
+      description = "Scenarios to run (default all): uncontended, contended-1jvm, contended-processes, held.")
+  List<String> scenarios;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default relock-bench/target/bench).")
+  Path out;
+
+  @Option(names = "--docs-dir", paramLabel = "DIR", defaultValue = "docs",
+      description = "Where --write-docs writes (default ${DEFAULT-VALUE}).")
+  Path docsDir;
+
+  private static final List<String> SCENARIOS = List.of("uncontended", "contended-1jvm", "contended-processes", "held");
+
+  public static void main(String[] args) {
+    quietLogging();
+    System.setProperty("java.awt.headless", "true");
+    int code = new CommandLine(new BenchMain()).execute(args);
+    System.exit(code);
+  }
+
+  /** Libraries log at warn and above only, to standard error; must run before any logger exists. */
+  static void quietLogging() {
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+    BenchSettings settings = shortRun ? BenchSettings.shortRun() : BenchSettings.full();
+    List<Implementation> chosen = new ArrayList<>();
+    if (impls == null || impls.isEmpty()) {
+      chosen.addAll(Arrays.asList(Implementation.values()));
+    } else {
+      impls.forEach(id -> chosen.add(Implementation.byId(id.trim())));
+    }
+    List<String> runScenarios = scenarios == null || scenarios.isEmpty() ? SCENARIOS : scenarios;
+    for (String s : runScenarios) {
+      if (!SCENARIOS.contains(s)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "unknown scenario '" + s + "'; known: " + SCENARIOS);
+      }
+    }
+    Path outDir = out != null ? out
+        : Files.isDirectory(Path.of("relock-bench")) ? Path.of("relock-bench", "target", "bench") : Path.of("bench-results");
+    Files.createDirectories(outDir);
+
+    long began = System.nanoTime();
+    try (BenchRedis redis = BenchRedis.open(System.getenv("REDIS_URL"))) {
+      Machine machine = Machine.describe(redis);
+      log.println("relock bench (" + settings.mode() + "): " + machine.oneLine());
+      if (shortRun) {
+        log.printf(Locale.ROOT, "  short run: threads %s only, %.1f s windows; held locks for %d s under a %d s lease"
+                + " (the full run: 60 s under 30 s)%n", settings.uncontendedThreads(), settings.measure().toMillis() / 1000.0,
+            settings.holdFor().toSeconds(), settings.heldLease().toSeconds());
+      }
+      Bench bench = new Bench(redis, settings, chosen, outDir, log);
+      List<Row> rows = new ArrayList<>();
+      List<HeldRow> held = new ArrayList<>();
+      if (runScenarios.contains("uncontended")) {
+        log.println("scenario 1: uncontended");
+        rows.addAll(bench.uncontended());
+      }
+      if (runScenarios.contains("contended-1jvm")) {
+        log.println("scenario 2: contended in one JVM");
+        rows.addAll(bench.contendedInJvm());
+      }
+      if (runScenarios.contains("contended-processes")) {
+        log.println("scenarios 3 and 5: contended across processes, fairness");
+        rows.addAll(bench.contendedAcrossProcesses());
+      }
+      if (runScenarios.contains("held")) {
+        log.println("scenario 4: held locks");
+        held.addAll(bench.heldLocks());
+      }
+      Results results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9);
+      report(results, outDir, log);
+    }
+    return 0;
+  }
+
+  private void report(Results results, Path outDir, PrintStream log) throws Exception {
+    log.println();
+    for (Table t : results.tables()) {
+      log.println(t.toText());
+    }
+    log.println("relock against its targets");
+    for (Results.Target t : results.targets()) {
+      log.printf(Locale.ROOT, "  %-80s %-8s %10s  %s%n", t.what(), t.threshold(), Results.num(t.value(), 2), t.verdict());
+    }
+    Path json = outDir.resolve("bench-results.json");
+    Files.writeString(json, Json.writePretty(results.toJson()), StandardCharsets.UTF_8);
+    Path chart = outDir.resolve("bench-results.png");
+    String command = "./relock bench" + (shortRun ? " --short" : "") + " --write-docs";
+    ChartRenderer.write(ChartRenderer.panelsFor(results), String.format(Locale.ROOT, "%s   |   %s   |   %s",
+        command, results.machine.oneLine(), results.summaryLine()), chart);
+    log.println();
+    log.println("results: " + json + "  chart: " + chart);
+    if (writeDocs) {
+      DocsWriter.write(results, command, chart, docsDir);
+      log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png"));
+    }
+    log.printf(Locale.ROOT, "took %.0f s%n", results.wallSeconds);
+    log.println(results.summaryLine());
+  }
+}

@@ -1,0 +1,170 @@
+package io.relock.bench;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * One reading of {@code INFO commandstats}, {@code INFO cpu} and {@code INFO server} from the
+ * Redis under test, and the differences between two readings.
+ *
+ * <h2>Counting the calls clients made</h2>
+ * Redis counts the commands a Lua script runs like commands sent by clients, both in {@code
+ * commandstats} and in {@code total_commands_processed} (checked on 6.2 and 7.0: one {@code EVAL}
+ * that runs four commands adds five). So the commands clients sent are found by name:
+ * <ul>
+ *   <li>commands a script can not run ({@code EVAL*}, {@code FCALL*}, the subscribe family,
+ *       {@code SCRIPT}, {@code CLIENT}, {@code HELLO}, {@code MULTI}/{@code EXEC}, blocking pops,
+ *       ...) and {@code PING} (which scripts may run, but no library here does) are client calls;
+ *   <li>the harness's own commands ({@code INFO}, {@code CONFIG}, {@code FLUSHALL}) count for
+ *       nobody;
+ *   <li>data commands ({@code SET}, {@code GET}, {@code PUBLISH}, ...) are taken to come from
+ *       scripts, except those the implementation under test is known to send itself (for the
+ *       recipe, {@code SET}). Which these are was checked with {@code MONITOR}, which tags
+ *       script commands as {@code [0 lua]}.
+ * </ul>
+ */
+public final class RedisInfo {
+
+  private static final Set<String> HARNESS =
+      Set.of("info", "config", "flushall", "flushdb", "dbsize", "monitor", "latency", "slowlog");
+
+  private static final Set<String> CLIENT_ONLY = Set.of(
+      "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "function",
+      "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
+      "script", "client", "hello", "auth", "select", "ping", "echo", "quit", "reset", "command",
+      "multi", "exec", "discard", "watch", "unwatch", "wait", "waitaof", "readonly", "readwrite",
+      "cluster", "asking", "blpop", "brpop", "blmove", "blmpop", "brpoplpush", "bzpopmin",
+      "bzpopmax", "bzmpop", "xread", "xreadgroup");
+
+  private final Map<String, Long> commandCalls;
+  private final Map<String, String> fields;
+
+  private RedisInfo(Map<String, Long> commandCalls, Map<String, String> fields) {
+    this.commandCalls = commandCalls;
+    this.fields = fields;
+  }
+
+  /**
+   * Reads the text of {@code INFO} (any sections). Sub-commands such as {@code config|resetstat}
+   * (Redis 7) are counted under their command, {@code config}, as Redis 6 does.
+   */
+  public static RedisInfo parse(String info) {
+    Map<String, Long> calls = new TreeMap<>();
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (String raw : info.split("\r?\n")) {
+      String line = raw.trim();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      int colon = line.indexOf(':');
+      if (colon < 0) {
+        continue;
+      }
+      String key = line.substring(0, colon);
+      String value = line.substring(colon + 1);
+      if (key.startsWith("cmdstat_")) {
+        String command = key.substring("cmdstat_".length()).toLowerCase(Locale.ROOT);
+        int bar = command.indexOf('|');
+        if (bar >= 0) {
+          command = command.substring(0, bar);
+        }
+        calls.merge(command, callsOf(value), Long::sum);
+      } else {
+        fields.put(key, value);
+      }
+    }
+    return new RedisInfo(Collections.unmodifiableMap(calls), Collections.unmodifiableMap(fields));
+  }
+
+  private static long callsOf(String stat) {
+    for (String part : stat.split(",")) {
+      if (part.startsWith("calls=")) {
+        return Long.parseLong(part.substring("calls=".length()));
+      }
+    }
+    throw new IllegalArgumentException("no calls= in commandstats entry: " + stat);
+  }
+
+  /** Calls per command name since the server started or its stats were reset. */
+  public Map<String, Long> commandCalls() {
+    return commandCalls;
+  }
+
+  /** CPU time of the server process, user plus system, in seconds. */
+  public double cpuSeconds() {
+    return number("used_cpu_user") + number("used_cpu_sys");
+  }
+
+  /** A field such as {@code redis_version}; empty if absent. */
+  public String field(String name) {
+    return fields.getOrDefault(name, "");
+  }
+
+  private double number(String name) {
+    String v = fields.get(name);
+    return v == null ? 0 : Double.parseDouble(v);
+  }
+
+  /** What happened between {@code earlier} and this reading. */
+  public Delta since(RedisInfo earlier) {
+    Map<String, Long> calls = new TreeMap<>();
+    for (Map.Entry<String, Long> e : commandCalls.entrySet()) {
+      long d = e.getValue() - earlier.commandCalls.getOrDefault(e.getKey(), 0L);
+      if (d > 0) {
+        calls.put(e.getKey(), d);
+      }
+    }
+    return new Delta(Collections.unmodifiableMap(calls), cpuSeconds() - earlier.cpuSeconds());
+  }
+
+  /** Whether a client must have sent {@code command} itself (scripts cannot run it). */
+  static boolean isClientOnly(String command) {
+    return CLIENT_ONLY.contains(command);
+  }
+
+  /**
+   * Commands counted between two readings.
+   *
+   * @param calls calls per command, script-inner ones included, harness ones too
+   * @param redisCpuSeconds server CPU used
+   */
+  public record Delta(Map<String, Long> calls, double redisCpuSeconds) {
+
+    /**
+     * Calls that clients sent, given the data commands the implementation sends itself (lower
+     * case).
+     */
+    public long clientCalls(Set<String> directDataCommands) {
+      long n = 0;
+      for (Map.Entry<String, Long> e : calls.entrySet()) {
+        if (CLIENT_ONLY.contains(e.getKey()) || directDataCommands.contains(e.getKey())) {
+          n += e.getValue();
+        }
+      }
+      return n;
+    }
+
+    /** Calls that scripts ran: everything that is neither a client call nor the harness's. */
+    public long scriptCalls(Set<String> directDataCommands) {
+      long n = 0;
+      for (Map.Entry<String, Long> e : calls.entrySet()) {
+        String c = e.getKey();
+        if (!CLIENT_ONLY.contains(c) && !directDataCommands.contains(c) && !HARNESS.contains(c)) {
+          n += e.getValue();
+        }
+      }
+      return n;
+    }
+
+    /** Calls per command without the harness's own. */
+    public Map<String, Long> withoutHarness() {
+      Map<String, Long> out = new TreeMap<>(calls);
+      out.keySet().removeAll(HARNESS);
+      return out;
+    }
+  }
+}

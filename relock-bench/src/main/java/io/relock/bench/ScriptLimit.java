@@ -1,0 +1,70 @@
+package io.relock.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.relock.internal.LockKeys;
+import io.relock.internal.LuaScript;
+import io.relock.internal.Scripts;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The Redis-bound limit: relock's own acquire and release scripts sent by a plain Lettuce
+ * connection, one {@code EVALSHA} each, with no lock logic around them (no owner bookkeeping, no
+ * watchdog, no waiting). It can only take free locks, so it runs in the uncontended scenario only;
+ * there it is the most any client of these scripts can get out of this Redis.
+ */
+final class ScriptLimit implements LockClient {
+
+  private static final String PREFIX = "limit:";
+  private static final String QUEUE_ENTRY_MILLIS = "3000";
+  private static final String NOTIFY_CHANNEL = "limit:notify";
+  private static final String FENCE_RETENTION_MILLIS = String.valueOf(Duration.ofDays(7).toMillis());
+
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+  private final RedisCommands<String, String> redis;
+  private final String leaseMillis;
+  private final String acquireSha;
+  private final String releaseSha;
+
+  ScriptLimit(String redisUri, Duration lease) {
+    this.client = RedisClient.create(redisUri);
+    this.connection = client.connect();
+    this.redis = connection.sync();
+    this.leaseMillis = String.valueOf(lease.toMillis());
+    this.acquireSha = load(Scripts.ACQUIRE);
+    this.releaseSha = load(Scripts.RELEASE);
+  }
+
+  private String load(LuaScript script) {
+    String sha = redis.scriptLoad(script.source());
+    if (!sha.equals(script.sha1())) {
+      throw new IllegalStateException("Redis hashed " + script + " to " + sha + ", relock to " + script.sha1());
+    }
+    return sha;
+  }
+
+  @Override
+  public BenchLock lock(String name) {
+    String[] keys = LockKeys.of(PREFIX, name).all().toArray(new String[0]);
+    return () -> {
+      String owner = UUID.randomUUID().toString();
+      List<Object> reply = redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys,
+          owner, leaseMillis, "wait", QUEUE_ENTRY_MILLIS, NOTIFY_CHANNEL, FENCE_RETENTION_MILLIS);
+      if (!Long.valueOf(1).equals(reply.get(0))) {
+        throw new IllegalStateException("the limit client found lock " + name + " taken: " + reply);
+      }
+      return () -> redis.evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner, FENCE_RETENTION_MILLIS, "0");
+    };
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+}

@@ -1,0 +1,62 @@
+package io.relock.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** A titled table, printed aligned for the terminal or as Markdown for the docs. */
+record Table(String title, List<String> header, List<List<String>> rows) {
+
+  Table(String title, List<String> header) {
+    this(title, List.copyOf(header), new ArrayList<>());
+  }
+
+  void add(String... cells) {
+    if (cells.length != header.size()) {
+      throw new IllegalArgumentException(cells.length + " cells for " + header.size() + " columns");
+    }
+    rows.add(List.of(cells));
+  }
+
+  String toText() {
+    int[] widths = new int[header.size()];
+    for (int i = 0; i < widths.length; i++) {
+      widths[i] = header.get(i).length();
+      for (List<String> r : rows) {
+        widths[i] = Math.max(widths[i], r.get(i).length());
+      }
+    }
+    StringBuilder out = new StringBuilder(title).append('\n');
+    appendText(out, header, widths);
+    for (List<String> r : rows) {
+      appendText(out, r, widths);
+    }
+    return out.toString();
+  }
+
+  private static void appendText(StringBuilder out, List<String> cells, int[] widths) {
+    for (int i = 0; i < cells.size(); i++) {
+      String c = cells.get(i);
+      out.append(i == 0 ? "  " : "  ");
+      if (i == 0) {
+        out.append(c).append(" ".repeat(widths[i] - c.length()));
+      } else {
+        out.append(" ".repeat(widths[i] - c.length())).append(c);
+      }
+    }
+    out.append('\n');
+  }
+
+  String toMarkdown() {
+    StringBuilder out = new StringBuilder("#### ").append(title).append("\n\n");
+    out.append("| ").append(String.join(" | ", header)).append(" |\n");
+    out.append("|");
+    for (int i = 0; i < header.size(); i++) {
+      out.append(i == 0 ? "---|" : "---:|");
+    }
+    out.append('\n');
+    for (List<String> r : rows) {
+      out.append("| ").append(String.join(" | ", r)).append(" |\n");
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,132 @@
+package io.relock.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The harness's side of one {@link BenchWorker}: a child JVM on this process's class path, with
+ * its standard error kept in a log file.
+ */
+final class WorkerProcess implements AutoCloseable {
+
+  private final Process process;
+  private final Writer commands;
+  private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+  private final String name;
+
+  private WorkerProcess(Process process, String name) {
+    this.process = process;
+    this.name = name;
+    this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    Thread reader = new Thread(this::readReplies, name + "-replies");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /** Starts a worker and waits until it is ready. */
+  static WorkerProcess start(String name, String redisUri, Path log) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1g", "-Djava.awt.headless=true",
+        "-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), redisUri);
+    pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    try {
+      WorkerProcess w = new WorkerProcess(pb.start(), name);
+      w.await(Duration.ofSeconds(60));
+      return w;
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start worker " + name, e);
+    }
+  }
+
+  private void readReplies() {
+    try (BufferedReader in = new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (line.startsWith(BenchWorker.REPLY_PREFIX)) {
+          replies.add(line.substring(BenchWorker.REPLY_PREFIX.length()));
+        }
+      }
+    } catch (IOException e) {
+      // The process ended; await() reports it.
+    }
+  }
+
+  /** Sends one command without waiting for its reply. */
+  void send(Map<String, Object> command) {
+    try {
+      commands.write(Json.write(command));
+      commands.write('\n');
+      commands.flush();
+    } catch (IOException e) {
+      throw new IllegalStateException("worker " + name + " is gone", e);
+    }
+  }
+
+  /**
+   * The next reply.
+   *
+   * @throws IllegalStateException if the worker reported an error, died, or did not answer in time
+   */
+  Map<String, Object> await(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      while (true) {
+        String line = replies.poll(100, TimeUnit.MILLISECONDS);
+        if (line != null) {
+          Map<String, Object> reply = Json.parseObject(line);
+          if (reply.containsKey("error")) {
+            throw new IllegalStateException("worker " + name + ": " + reply.get("error"));
+          }
+          return reply;
+        }
+        if (!process.isAlive() && replies.isEmpty()) {
+          throw new IllegalStateException("worker " + name + " exited with " + process.exitValue());
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("worker " + name + " did not answer within " + timeout);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for worker " + name, e);
+    }
+  }
+
+  Map<String, Object> call(Map<String, Object> command, Duration timeout) {
+    send(command);
+    return await(timeout);
+  }
+
+  String name() {
+    return name;
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (process.isAlive()) {
+        send(Map.of("cmd", "exit"));
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+          process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      }
+    } catch (RuntimeException e) {
+      process.destroyForcibly();
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+}
