@@ -1,0 +1,75 @@
+package io.relock.demo.load;
+
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+
+/** What the load driver saw of one strategy's run: outcomes, latencies, wall time. */
+public final class LoadRun {
+
+  private final String strategy;
+  private final Map<Outcome, Integer> counts;
+  private final long[] sortedLatencyNanos;
+  private final long elapsedNanos;
+
+  LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos) {
+    this.strategy = strategy;
+    this.counts = new EnumMap<>(Outcome.class);
+    this.counts.putAll(counts);
+    this.sortedLatencyNanos = latencyNanos.clone();
+    Arrays.sort(sortedLatencyNanos);
+    this.elapsedNanos = elapsedNanos;
+  }
+
+  public String strategy() {
+    return strategy;
+  }
+
+  /** Requests sent. */
+  public int requests() {
+    return sortedLatencyNanos.length;
+  }
+
+  public int count(Outcome outcome) {
+    return counts.getOrDefault(outcome, 0);
+  }
+
+  /** Requests answered with a lock error (lock busy, or a refused stale token). */
+  public int lockErrors() {
+    return count(Outcome.LOCK_BUSY) + count(Outcome.STALE_TOKEN);
+  }
+
+  /** Requests that ended in any error, lock errors included. */
+  public int errors() {
+    int errors = 0;
+    for (Outcome outcome : Outcome.values()) {
+      if (outcome.isError()) {
+        errors += count(outcome);
+      }
+    }
+    return errors;
+  }
+
+  public double elapsedSeconds() {
+    return elapsedNanos / 1e9;
+  }
+
+  /** Requests per second over the run's wall time. */
+  public double requestsPerSecond() {
+    return elapsedNanos == 0 ? 0 : requests() / elapsedSeconds();
+  }
+
+  /** The latency at {@code percentile} (0 to 100, nearest rank), in milliseconds. */
+  public double latencyMillis(double percentile) {
+    if (sortedLatencyNanos.length == 0) {
+      return 0;
+    }
+    int rank = (int) Math.ceil(percentile / 100.0 * sortedLatencyNanos.length);
+    int index = Math.min(sortedLatencyNanos.length - 1, Math.max(0, rank - 1));
+    return sortedLatencyNanos[index] / 1e6;
+  }
+
+  public double maxLatencyMillis() {
+    return sortedLatencyNanos.length == 0 ? 0 : sortedLatencyNanos[sortedLatencyNanos.length - 1] / 1e6;
+  }
+}

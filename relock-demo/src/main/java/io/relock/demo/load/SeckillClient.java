@@ -1,0 +1,98 @@
+package io.relock.demo.load;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Objects;
+
+/** The seckill service's HTTP API as the load driver uses it; one instance for all service processes. */
+public final class SeckillClient {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  private final HttpClient http;
+
+  public SeckillClient() {
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+  }
+
+  /** One answer: its status and its error code (null on success or without a JSON code). */
+  public record Answer(int status, String code, String body) {}
+
+  /** {@code POST /items/{item}/purchase?strategy=...}. */
+  public Answer purchase(URI service, String item, String strategy) throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(service.resolve("/items/" + item + "/purchase?strategy=" + strategy))
+            .timeout(REQUEST_TIMEOUT)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    String code = response.statusCode() == 200 ? null : errorCode(response.body());
+    return new Answer(response.statusCode(), code, response.body());
+  }
+
+  /** {@code PUT /items/{item}} with {@code {"stock": n}}: starts a new sale. */
+  public void restock(URI service, String item, long stock) {
+    HttpRequest request =
+        HttpRequest.newBuilder(service.resolve("/items/" + item))
+            .timeout(REQUEST_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString("{\"stock\": " + stock + "}"))
+            .build();
+    expectOk(send(request), "restock " + item);
+  }
+
+  /** {@code GET /items/{item}}. */
+  public SaleState state(URI service, String item) {
+    HttpRequest request = HttpRequest.newBuilder(service.resolve("/items/" + item)).timeout(REQUEST_TIMEOUT).build();
+    JsonNode body = expectOk(send(request), "view " + item);
+    return new SaleState(
+        body.path("stock").asLong(),
+        body.path("initialStock").asLong(),
+        body.path("sold").asLong(),
+        body.path("oversold").asLong());
+  }
+
+  private HttpResponse<String> send(HttpRequest request) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(request.method() + " " + request.uri() + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private static JsonNode expectOk(HttpResponse<String> response, String what) {
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException(what + " answered " + response.statusCode() + ": " + response.body());
+    }
+    try {
+      return JSON.readTree(response.body());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(what + " answered no JSON: " + response.body(), e);
+    }
+  }
+
+  private static String errorCode(String body) {
+    try {
+      JsonNode code = JSON.readTree(Objects.requireNonNullElse(body, "")).get("code");
+      return code == null ? null : code.asText();
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+}
