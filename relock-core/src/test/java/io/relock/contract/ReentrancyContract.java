@@ -87,8 +87,7 @@ public abstract class ReentrancyContract extends RelockContract {
     }
     DistributedLock lock = client().lock("virtual");
     Object builder = ofVirtual.invoke(null);
-    Method start = builder.getClass().getMethod("start", Runnable.class);
-    start.setAccessible(true);
+    Method start = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
     AtomicReference<Boolean> secondGotIt = new AtomicReference<>();
     AtomicReference<Integer> firstHolds = new AtomicReference<>();
     CompletableFuture<Void> firstHolding = new CompletableFuture<>();
