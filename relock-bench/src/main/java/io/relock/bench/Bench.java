@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Runs the scenarios: every implementation takes its turn against the same Redis, with the same
@@ -23,6 +24,8 @@ final class Bench {
   private final List<Implementation> implementations;
   private final Path logDir;
   private final PrintStream log;
+  /** Whether the next window is the first in fresh JVMs, which need longer to warm up. */
+  private boolean firstWindow;
 
   Bench(BenchRedis redis, BenchSettings settings, List<Implementation> implementations, Path logDir,
       PrintStream log) {
@@ -33,94 +36,82 @@ final class Bench {
     this.log = log;
   }
 
-  /** Scenario 1: each thread locks a key of its own. */
-  List<Row> uncontended() throws InterruptedException {
-    List<Row> rows = new ArrayList<>();
+  /**
+   * Scenarios 1 and 2, in one worker JVM per implementation: each thread on a key of its own,
+   * for each thread count; then (if the implementation can wait) all threads on one key.
+   */
+  void inOneJvm(boolean uncontended, boolean contended, List<Row> rows) {
     for (Implementation impl : implementations) {
-      try (LockClient client = impl.open(redis.uri(), settings.loadLease())) {
-        for (int threads : settings.uncontendedThreads()) {
-          List<String> keys = new ArrayList<>();
-          for (int i = 0; i < threads; i++) {
-            keys.add("u" + threads + "-" + i);
+      if (!uncontended && !(contended && impl.waits())) {
+        continue;
+      }
+      inFreshWorkers(uncontended ? Results.UNCONTENDED : Results.CONTENDED_JVM, impl, 1, workers -> {
+        if (uncontended) {
+          for (int threads : settings.uncontendedThreads()) {
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+              keys.add("u" + threads + "-" + i);
+            }
+            rows.add(measure(Results.UNCONTENDED, impl, workers, keys));
           }
-          rows.add(inThisJvm("uncontended", impl, client, keys));
         }
-      } catch (RuntimeException e) {
-        failed("uncontended", impl, e);
-      }
+        if (contended && impl.waits()) {
+          rows.add(measure(Results.CONTENDED_JVM, impl, workers, Collections.nCopies(settings.contendedThreads(), "c1")));
+        }
+      });
     }
-    return rows;
   }
 
-  /** Scenario 2: all threads of this JVM on one key. */
-  List<Row> contendedInJvm() throws InterruptedException {
-    List<Row> rows = new ArrayList<>();
-    for (Implementation impl : waiting()) {
-      try (LockClient client = impl.open(redis.uri(), settings.loadLease())) {
-        rows.add(inThisJvm("contended-1jvm", impl, client,
-            Collections.nCopies(settings.contendedThreads(), "c1")));
-      } catch (RuntimeException e) {
-        failed("contended-1jvm", impl, e);
-      }
-    }
-    return rows;
-  }
-
-  private Row inThisJvm(String scenario, Implementation impl, LockClient client, List<String> keys)
-      throws InterruptedException {
-    redis.flushAll();
-    long start = System.currentTimeMillis() + 50;
-    long from = start + settings.warmup().toMillis();
-    LoadPhase.Plan plan = new LoadPhase.Plan(keys, start, from, from + settings.measure().toMillis());
-    RedisInfo[] info = new RedisInfo[2];
-    LoadPhase.Outcome o = LoadPhase.run(client, plan, () -> info[0] = redis.info(), () -> info[1] = redis.info());
-    Row row = new Row(scenario, impl, 1, keys.size(), plan.measureSeconds(), o.latencies(),
-        List.of(o.latencies().count()), o.perThread(), info[1].since(info[0]), o.cpuSeconds(),
-        o.errors(), o.firstError(), o.stragglers());
-    progress(row);
-    return row;
-  }
-
-  /** Scenarios 3 and 5: worker processes, all threads on one key. */
+  /** Scenarios 3 and 5: several worker processes, all threads on one key. */
   List<Row> contendedAcrossProcesses() {
     List<Row> rows = new ArrayList<>();
+    for (Implementation impl : waiting()) {
+      inFreshWorkers(Results.CONTENDED_PROCESSES, impl, settings.processes(), workers ->
+          rows.add(measure(Results.CONTENDED_PROCESSES, impl, workers,
+              Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p"))));
+    }
+    return rows;
+  }
+
+  /**
+   * Starts {@code count} worker JVMs, opens a client of {@code impl} in each, runs {@code body},
+   * and stops them. Every implementation gets JVMs of its own, so none inherits code another one
+   * warmed up (Lettuce, Redisson and Spring share Netty) and client CPU is the client's alone.
+   */
+  private void inFreshWorkers(String scenario, Implementation impl, int count, Consumer<List<WorkerProcess>> body) {
     List<WorkerProcess> workers = new ArrayList<>();
     try {
-      for (int p = 0; p < settings.processes(); p++) {
-        workers.add(WorkerProcess.start("worker-" + p, redis.uri(), logDir.resolve("worker-" + p + ".log")));
+      for (int p = 0; p < count; p++) {
+        String name = scenario + "-" + impl.id() + "-" + p;
+        workers.add(WorkerProcess.start(name, redis.uri(), logDir.resolve(name + ".log")));
       }
-      for (Implementation impl : waiting()) {
-        try {
-          rows.add(acrossProcesses(impl, workers));
-        } catch (RuntimeException e) {
-          failed("contended-processes", impl, e);
-          for (WorkerProcess w : workers) {
-            try {
-              w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
-            } catch (RuntimeException ignored) {
-              // Already reported; the next implementation reopens.
-            }
-          }
-        }
+      for (WorkerProcess w : workers) {
+        w.send(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.loadLease().toMillis()));
       }
+      workers.forEach(w -> w.await(WORKER_TIMEOUT));
+      firstWindow = true;
+      body.accept(workers);
+      for (WorkerProcess w : workers) {
+        w.send(Map.of("cmd", "close"));
+      }
+      workers.forEach(w -> w.await(WORKER_TIMEOUT));
+    } catch (RuntimeException e) {
+      failed(scenario, impl, e);
     } finally {
       workers.forEach(WorkerProcess::close);
     }
-    return rows;
   }
 
-  private Row acrossProcesses(Implementation impl, List<WorkerProcess> workers) {
+  /** One measuring window: every worker runs {@code keys} (one thread each) on its open client. */
+  private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
     redis.flushAll();
-    for (WorkerProcess w : workers) {
-      w.send(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.loadLease().toMillis()));
-    }
-    workers.forEach(w -> w.await(WORKER_TIMEOUT));
-    long start = System.currentTimeMillis() + 200;
-    long from = start + settings.warmup().toMillis();
+    long start = System.currentTimeMillis() + 100;
+    long from = start + settings.warmup().toMillis() + (firstWindow ? settings.jvmWarmup().toMillis() : 0);
+    firstWindow = false;
     long to = from + settings.measure().toMillis();
     Map<String, Object> run = new LinkedHashMap<>();
     run.put("cmd", "run");
-    run.put("keys", Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p"));
+    run.put("keys", keys);
     run.put("start_at", start);
     run.put("from", from);
     run.put("to", to);
@@ -152,13 +143,9 @@ final class Bench {
         firstError = (String) r.get("first_error");
       }
     }
-    for (WorkerProcess w : workers) {
-      w.send(Map.of("cmd", "close"));
-    }
-    workers.forEach(w -> w.await(WORKER_TIMEOUT));
-    Row row = new Row("contended-processes", impl, workers.size(), settings.threadsPerProcess(),
-        (to - from) / 1000.0, all, perProcess, perThread.stream().mapToLong(Long::longValue).toArray(),
-        after.since(before), cpu, errors, firstError, stragglers);
+    Row row = new Row(scenario, impl, workers.size(), keys.size(), (to - from) / 1000.0, all, perProcess,
+        perThread.stream().mapToLong(Long::longValue).toArray(), after.since(before), cpu, errors, firstError,
+        stragglers);
     progress(row);
     return row;
   }

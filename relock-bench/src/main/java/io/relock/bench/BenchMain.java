@@ -90,13 +90,11 @@ public final class BenchMain implements Callable<Integer> {
       Bench bench = new Bench(redis, settings, chosen, outDir, log);
       List<Row> rows = new ArrayList<>();
       List<HeldRow> held = new ArrayList<>();
-      if (runScenarios.contains("uncontended")) {
-        log.println("scenario 1: uncontended");
-        rows.addAll(bench.uncontended());
-      }
-      if (runScenarios.contains("contended-1jvm")) {
-        log.println("scenario 2: contended in one JVM");
-        rows.addAll(bench.contendedInJvm());
+      boolean uncontended = runScenarios.contains("uncontended");
+      boolean contended = runScenarios.contains("contended-1jvm");
+      if (uncontended || contended) {
+        log.println("scenarios 1 and 2: uncontended, contended in one JVM (one worker JVM per implementation)");
+        bench.inOneJvm(uncontended, contended, rows);
       }
       if (runScenarios.contains("contended-processes")) {
         log.println("scenarios 3 and 5: contended across processes, fairness");

@@ -11,6 +11,7 @@ import java.util.List;
  * @param contendedThreads threads on one key in the one-JVM contended scenario
  * @param processes worker processes of the cross-process scenario
  * @param threadsPerProcess threads in each of them
+ * @param jvmWarmup extra load before the first window in fresh worker JVMs (JIT compilation)
  * @param warmup load before each measuring window, not counted
  * @param measure length of each measuring window
  * @param heldLocks locks held at once in the held-locks scenario
@@ -19,23 +20,23 @@ import java.util.List;
  * @param loadLease the lease (or expiry) in the load scenarios
  */
 record BenchSettings(String mode, List<Integer> uncontendedThreads, int contendedThreads, int processes,
-    int threadsPerProcess, Duration warmup, Duration measure, int heldLocks, Duration holdFor,
+    int threadsPerProcess, Duration jvmWarmup, Duration warmup, Duration measure, int heldLocks, Duration holdFor,
     Duration heldLease, Duration loadLease) {
 
   /** The whole set: at most five minutes on two cores. */
   static BenchSettings full() {
-    return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(1000),
-        Duration.ofMillis(3000), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
+    return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(2000), Duration.ofMillis(750),
+        Duration.ofMillis(2000), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /**
    * About a minute: 8 threads only where the full run tries 1, 8 and 64; shorter windows; locks
-   * held for 12 s under a 6 s lease instead of 60 s under 30 s, which keeps the six renewal ticks
+   * held for 6 s under a 3 s lease instead of 60 s under 30 s, which keeps the six renewal ticks
    * of the full run (a tick costs the same whatever the lease).
    */
   static BenchSettings shortRun() {
-    return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(500),
-        Duration.ofMillis(2000), 10_000, Duration.ofSeconds(12), Duration.ofSeconds(6), Duration.ofSeconds(30));
+    return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(1500), Duration.ofMillis(500),
+        Duration.ofMillis(1500), 10_000, Duration.ofSeconds(6), Duration.ofSeconds(3), Duration.ofSeconds(30));
   }
 
   /** The watchdog's renewal period in the held-locks scenario. */

@@ -91,7 +91,7 @@ public final class BenchWorker {
         List<String> keys = (List<String>) cmd.get("keys");
         LoadPhase.Plan plan = new LoadPhase.Plan(keys, longOf(cmd, "start_at"), longOf(cmd, "from"),
             longOf(cmd, "to"));
-        LoadPhase.Outcome o = LoadPhase.run(client, plan, () -> {}, () -> {});
+        LoadPhase.Outcome o = LoadPhase.run(client, plan);
         r.put("histogram", o.latencies().encode());
         List<Long> perThread = new ArrayList<>();
         for (long c : o.perThread()) {

@@ -48,9 +48,10 @@ final class DocsWriter {
     md.append("`acq/s`: acquisitions per second (each followed at once by its release). Latencies are the time an"
         + " acquire call took, waiting included. `vs relock`: acquisitions/s divided by relock's in the same"
         + " configuration. `calls/acq`: commands the clients sent to Redis per acquisition, release and"
-        + " renewals included; `script cmds/acq`: commands the Lua scripts ran inside Redis. CPU figures are"
-        + " per acquisition: Redis's from `INFO cpu`, the client's from the JVM's process CPU time (the"
-        + " harness's own threads included).\n\n");
+        + " renewals included (the round trips, which the targets count); `all cmds/acq`: every command"
+        + " Redis executed per acquisition, the clients' plus those their Lua scripts ran. CPU figures are"
+        + " per acquisition: Redis's from `INFO cpu`, the clients' from the worker JVMs' process CPU time"
+        + " (JIT and GC included).\n\n");
     for (Table t : results.tables()) {
       md.append(t.toMarkdown()).append('\n');
     }

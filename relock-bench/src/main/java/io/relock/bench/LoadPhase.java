@@ -51,12 +51,8 @@ final class LoadPhase {
 
   private LoadPhase() {}
 
-  /**
-   * Runs {@code plan} on {@code client}, calling {@code atMeasureStart} and {@code atMeasureEnd}
-   * on the calling thread at the window's edges (the harness reads Redis's counters there).
-   */
-  static Outcome run(LockClient client, Plan plan, Runnable atMeasureStart, Runnable atMeasureEnd)
-      throws InterruptedException {
+  /** Runs {@code plan} on {@code client} and returns when all its threads have stopped. */
+  static Outcome run(LockClient client, Plan plan) throws InterruptedException {
     int n = plan.keys().size();
     long measureFrom = nanosAt(plan.measureFromMillis());
     long measureTo = nanosAt(plan.measureToMillis());
@@ -108,10 +104,8 @@ final class LoadPhase {
 
     sleepUntil(measureFrom);
     long cpuFrom = processCpuNanos();
-    atMeasureStart.run();
     sleepUntil(measureTo);
     long cpuTo = processCpuNanos();
-    atMeasureEnd.run();
 
     int stragglers = 0;
     long joinBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

@@ -63,6 +63,11 @@ final class Row {
     return perAcquisition(redis.scriptCalls(impl.directDataCommands()));
   }
 
+  /** Every command Redis executed per acquisition: the clients' plus those their scripts ran. */
+  double allCommandsPerAcquisition() {
+    return perAcquisition(clientCalls() + redis.scriptCalls(impl.directDataCommands()));
+  }
+
   private double perAcquisition(double total) {
     return acquisitions() == 0 ? Double.NaN : total / acquisitions();
   }
@@ -99,6 +104,7 @@ final class Row {
     m.put("client_calls", clientCalls());
     m.put("calls_per_acquisition", callsPerAcquisition());
     m.put("script_calls_per_acquisition", scriptCallsPerAcquisition());
+    m.put("all_commands_per_acquisition", allCommandsPerAcquisition());
     m.put("redis_cpu_s", redis.redisCpuSeconds());
     m.put("redis_cpu_us_per_acquisition", perAcquisition(redis.redisCpuSeconds() * 1e6));
     m.put("client_cpu_s", clientCpuSeconds);
