@@ -139,8 +139,8 @@ final class Acquisition {
     long token = (Long) reply.get(1);
     long n = (Long) reply.get(2);
     switch (code) {
-      case 1, 2 -> succeed(token, sent, (int) n);
-      case 3 -> succeed(token, grantNoEarlierThan, 1);
+      case 1, 2 -> succeed(token, sent, (int) n, false);
+      case 3 -> succeed(token, grantNoEarlierThan, 1, true);
       case -1 -> fail("abandon".equals(mode) ? new CancellationException() : timeout());
       case 0 -> busy(mode, sent, n);
       default -> fail(new RelockException("unexpected reply " + reply + " from acquire.lua for lock '"
@@ -188,7 +188,7 @@ final class Acquisition {
 
   /** Delivered by the notification listener: the previous holder's release handed us the lock. */
   void granted(long token) {
-    succeed(token, grantNoEarlierThan, 1);
+    succeed(token, grantNoEarlierThan, 1, true);
   }
 
   private boolean finish() {
@@ -205,11 +205,15 @@ final class Acquisition {
     return true;
   }
 
-  private void succeed(long token, long validFromNanos, int holdCount) {
+  /**
+   * @param handedOff whether the lock was granted by another owner's release (it then first
+   *     lasts only the claim time, see handoff.lua)
+   */
+  private void succeed(long token, long validFromNanos, int holdCount, boolean handedOff) {
     if (!finish()) {
       return;
     }
-    HeldLease lease = engine.acquired(this, token, validFromNanos, holdCount);
+    HeldLease lease = engine.acquired(this, token, validFromNanos, holdCount, handedOff);
     leaveQueue();
     if (!result.complete(lease)) {
       // The caller cancelled in the meantime: nobody will close this lease.

@@ -39,7 +39,7 @@ final class HeldLease implements LockLease {
   volatile ScheduledFuture<?> expiryCheck;
 
   HeldLease(LockEngine engine, LockKeys keys, String owner, long token, long leaseNanos,
-      long driftNanos, boolean renewed, long threadId, long sentNanos) {
+      long driftNanos, boolean renewed, long threadId, long validUntilNanos) {
     this.engine = engine;
     this.keys = keys;
     this.owner = owner;
@@ -48,7 +48,7 @@ final class HeldLease implements LockLease {
     this.driftNanos = driftNanos;
     this.renewed = renewed;
     this.threadId = threadId;
-    this.validUntilNanos = sentNanos + leaseNanos - driftNanos;
+    this.validUntilNanos = validUntilNanos;
   }
 
   @Override
@@ -98,9 +98,13 @@ final class HeldLease implements LockLease {
 
   /** A renewal sent at {@code sentNanos} found the lock still ours and extended it. */
   void renewed(long sentNanos) {
-    long next = sentNanos + leaseNanos - driftNanos;
-    if (next - validUntilNanos > 0) {
-      validUntilNanos = next;
+    extendTo(sentNanos + leaseNanos - driftNanos);
+  }
+
+  /** Moves the local deadline later (never earlier). */
+  void extendTo(long untilNanos) {
+    if (untilNanos - validUntilNanos > 0) {
+      validUntilNanos = untilNanos;
     }
   }
 

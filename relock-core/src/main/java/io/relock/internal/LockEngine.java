@@ -168,7 +168,7 @@ public final class LockEngine {
       return CompletableFuture.failedFuture(new LockLostException(lease.lockName(), lease.lostReason()));
     }
     List<String> args = List.of(lease.owner, Long.toString(TimeUnit.NANOSECONDS.toMillis(lease.leaseNanos)),
-        "reenter", "1", channel, fenceRetentionMillis());
+        "reenter", "1", channel, fenceRetentionMillis(), Long.toString(claimMillis()));
     return scripts.run(Scripts.ACQUIRE, lease.keys.all(), args, lease.lockName()).thenApply(reply -> {
       if ((Long) reply.get(0) != 2L) {
         lease.lost("re-entry found the lock expired or held by another owner");
@@ -181,8 +181,17 @@ public final class LockEngine {
 
   CompletableFuture<List<Object>> runAcquire(Acquisition a, String mode, long entryMillis) {
     List<String> args = List.of(a.owner, Long.toString(a.leaseMillis), mode, Long.toString(entryMillis),
-        channel, fenceRetentionMillis());
+        channel, fenceRetentionMillis(), Long.toString(claimMillis()));
     return scripts.run(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name());
+  }
+
+  /**
+   * How long a lock handed to a waiter first lasts before the waiter confirms it: as long as a queue
+   * entry lives without a recheck. A waiter that died while queued thus delays the others by at
+   * most two entry lifetimes, not a whole lease.
+   */
+  long claimMillis() {
+    return 3 * settings.recheckInterval().toMillis();
   }
 
   private String fenceRetentionMillis() {
@@ -198,10 +207,14 @@ public final class LockEngine {
   }
 
   /** Turns a successful acquisition into a lease and starts keeping it alive (or watching it). */
-  HeldLease acquired(Acquisition a, long token, long validFromNanos, int holdCount) {
+  HeldLease acquired(Acquisition a, long token, long validFromNanos, int holdCount, boolean handedOff) {
     Duration lease = Duration.ofMillis(a.leaseMillis);
-    HeldLease h = new HeldLease(this, a.state.keys, a.owner, token, lease.toNanos(),
-        settings.driftFor(lease).toNanos(), a.renewed, a.threadId, validFromNanos);
+    long drift = settings.driftFor(lease).toNanos();
+    boolean claimed = handedOff && a.leaseMillis > claimMillis();
+    long firstLease = TimeUnit.MILLISECONDS.toNanos(claimed ? claimMillis() : a.leaseMillis);
+    long firstDrift = claimed ? settings.driftFor(Duration.ofNanos(firstLease)).toNanos() : drift;
+    HeldLease h = new HeldLease(this, a.state.keys, a.owner, token, lease.toNanos(), drift, a.renewed,
+        a.threadId, validFromNanos + firstLease - firstDrift);
     h.threadHolds = holdCount;
     held.put(heldKey(h), h);
     if (a.threadId >= 0) {
@@ -210,8 +223,43 @@ public final class LockEngine {
     if (h.renewed) {
       watchdog.add(h);
     }
+    if (claimed) {
+      long confirmAt = validFromNanos + TimeUnit.MILLISECONDS.toNanos(claimMillis()) / 3;
+      schedule(Math.max(0, confirmAt - System.nanoTime()), () -> confirmHandoff(h, validFromNanos));
+    }
     scheduleExpiryCheck(h);
     return h;
+  }
+
+  /**
+   * A handed-over lock first lasts only the claim time; if its new owner still holds it a third of
+   * the way in, extend it to the lease the owner asked for. Short holds never need this call.
+   */
+  private void confirmHandoff(HeldLease h, long grantedNanos) {
+    if (h.closed.get() || h.lostReason() != null) {
+      return;
+    }
+    long sent = System.nanoTime();
+    long leaseMillis = TimeUnit.NANOSECONDS.toMillis(h.leaseNanos);
+    long px = h.renewed ? leaseMillis : Math.max(1, leaseMillis - TimeUnit.NANOSECONDS.toMillis(sent - grantedNanos));
+    scripts.run(Scripts.RENEW, List.of(h.keys.lock()), List.of(Long.toString(px), h.owner), h.lockName())
+        .whenComplete((reply, error) -> {
+          if (error != null) {
+            log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
+          } else if ((Long) reply.get(0) == 1L) {
+            h.extendTo(h.renewed ? sent + h.leaseNanos - h.driftNanos : grantedNanos + h.leaseNanos - h.driftNanos);
+          } else {
+            h.lost("the lock handed over to it expired or was taken before it was confirmed");
+          }
+        });
+  }
+
+  private void schedule(long delayNanos, Runnable task) {
+    try {
+      scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // The client is closing; close() releases every lease.
+    }
   }
 
   private static String heldKey(HeldLease h) {

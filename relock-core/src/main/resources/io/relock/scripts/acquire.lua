@@ -13,6 +13,7 @@
 -- ARGV[4] how long the queue entry stays valid without a recheck, in milliseconds
 -- ARGV[5] the pub/sub channel of the caller's client, for the grant notification
 -- ARGV[6] how long the fence key is kept after its last use, in milliseconds
+-- ARGV[7] claim time in milliseconds: how long a lock handed to the caller is first kept
 --
 -- Returns {code, fencing token, n}:
 --   { 1, token, 1}     acquired now
@@ -74,7 +75,7 @@ if mode ~= 'try' then
   if not redis.call('ZSCORE', KEYS[3], owner) then
     redis.call('ZADD', KEYS[3], now_us, owner)
   end
-  redis.call('HSET', KEYS[4], owner, string.format('%d', now_ms + ttl) .. ' ' .. lease .. ' ' .. ARGV[5])
+  redis.call('HSET', KEYS[4], owner, string.format('%d', now_ms + ttl) .. ' ' .. lease .. ' ' .. ARGV[7] .. ' ' .. ARGV[5])
   -- The queue keys outlive their last entry by at most one entry lifetime.
   for i = 3, 4 do
     if redis.call('PTTL', KEYS[i]) < ttl then

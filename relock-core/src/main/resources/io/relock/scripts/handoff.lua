@@ -5,7 +5,9 @@
 --   KEYS[1] the lock: a hash {o = owner id, c = hold count, t = fencing token}, with a PX lease
 --   KEYS[2] the fence: the last fencing token issued for this lock name (string)
 --   KEYS[3] the wait queue: a sorted set of waiter owner ids, scored by arrival (server time, us)
---   KEYS[4] the waiter table: a hash owner id -> "<expires ms> <lease ms> <notify channel>"
+--   KEYS[4] the waiter table: a hash owner id -> "<expires ms> <lease ms> <claim ms> <channel>"
+--           (expires: server time after which the entry is dead unless refreshed; claim: how long a
+--           granted lock is first kept before the waiter confirms it; channel: where to notify)
 
 -- Server time as (milliseconds, microseconds). Never the clients' clocks.
 local function server_time()
@@ -47,15 +49,20 @@ local function first_live_waiter(now_ms)
 end
 
 -- Hands the (free) lock to the first live waiter and tells it on its client's channel with
--- "<token> <owner> <lock key>", so the waiter needs no further round trip. Returns the new owner,
--- or false when nobody waits.
+-- "<token> <owner> <lock key>", so the waiter needs no further round trip. The grant first lasts
+-- only the waiter's claim time: a waiter that died while queued holds the lock up that long, not a
+-- whole lease; a live one extends it if it still holds the lock by then. Returns the new owner, or
+-- false when nobody waits.
 local function grant_next(now_ms, now_us, retention_ms)
   local waiter, entry = first_live_waiter(now_ms)
   if not waiter then
     return false
   end
   forget_waiter(waiter)
-  local lease, channel = string.match(entry, '^%d+ (%d+) (.+)$')
+  local lease, claim, channel = string.match(entry, '^%d+ (%d+) (%d+) (.+)$')
+  if tonumber(claim) < tonumber(lease) then
+    lease = claim
+  end
   local token = string.format('%d', next_token(now_us, retention_ms))
   redis.call('HSET', KEYS[1], 'o', waiter, 'c', 1, 't', token)
   redis.call('PEXPIRE', KEYS[1], lease)

@@ -117,7 +117,7 @@ public abstract class LeaseContract extends RelockContract {
 
   @Test
   void watchdog_renewsTenThousandLocksInAFewCallsPerTick() {
-    Duration lease = Duration.ofMillis(1500);
+    Duration lease = Duration.ofSeconds(3);
     Relock relock = client(b -> b.defaultLease(lease));
     List<CompletableFuture<LockLease>> pending = new ArrayList<>();
     for (int i = 0; i < 10_000; i++) {
@@ -132,7 +132,7 @@ public abstract class LeaseContract extends RelockContract {
     long calls = scriptCalls();
     long ticks = elapsed / lease.dividedBy(3).toNanos() + 1;
     assertThat(calls).as("renewal calls in %d ticks", ticks).isPositive().isLessThanOrEqualTo(ticks * 5);
-    assertThat(leases).allMatch(LockLease::isValid);
+    assertThat(leases.stream().filter(l -> !l.isValid()).toList()).as("leases no longer valid").isEmpty();
     assertThat((Long) redis("PTTL", lockKey("many-9999"))).isPositive();
     leases.forEach(LockLease::close);
     assertThat(redis("DBSIZE")).as("only fence keys remain").isEqualTo(10_000L);

@@ -100,8 +100,8 @@ public abstract class WaitingContract extends RelockContract {
     // Redirect the grant notification to a channel nobody listens to.
     String owner = (String) ((List<?>) redis("ZRANGE", lockKey("lost-note") + ":q", "0", "0")).get(0);
     String entry = (String) redis("HGET", lockKey("lost-note") + ":qi", owner);
-    String[] parts = entry.split(" ", 3);
-    redis("HSET", lockKey("lost-note") + ":qi", owner, parts[0] + " " + parts[1] + " nobody-listens");
+    String[] parts = entry.split(" ", 4);
+    redis("HSET", lockKey("lost-note") + ":qi", owner, parts[0] + " " + parts[1] + " " + parts[2] + " nobody-listens");
     held.close();
     LockLease got = next.join();
     assertThat(got.isValid()).isTrue();
@@ -114,7 +114,7 @@ public abstract class WaitingContract extends RelockContract {
     LockLease held = holder.lock("dead-waiter").acquire(Duration.ZERO);
     long nowMs = serverMillis();
     redis("ZADD", lockKey("dead-waiter") + ":q", "0", "ghost");
-    redis("HSET", lockKey("dead-waiter") + ":qi", "ghost", (nowMs + 300) + " 60000 nowhere");
+    redis("HSET", lockKey("dead-waiter") + ":qi", "ghost", (nowMs + 300) + " 60000 60000 nowhere");
     CompletableFuture<LockLease> live = client().lock("dead-waiter").acquireAsync(PATIENCE);
     awaitQueued("dead-waiter", 2);
     await("the ghost's entry expired", () -> serverMillis() > nowMs + 300);
@@ -123,6 +123,43 @@ public abstract class WaitingContract extends RelockContract {
     assertThat(redis("HGET", lockKey("dead-waiter"), "o")).isNotEqualTo("ghost");
     got.close();
     assertNoWaiters("dead-waiter");
+  }
+
+  @Test
+  void deadWaiterHandedTheLock_holdsOthersUpOnlyForItsClaimTime_notItsLease() {
+    Relock holder = client();
+    LockLease held = holder.lock("dead-grantee").acquire(Duration.ZERO);
+    long nowMs = serverMillis();
+    // A waiter that died just after queueing: live entry, 60 s lease, 500 ms claim.
+    redis("ZADD", lockKey("dead-grantee") + ":q", "0", "ghost");
+    redis("HSET", lockKey("dead-grantee") + ":qi", "ghost", (nowMs + 60_000) + " 60000 500 nowhere");
+    CompletableFuture<LockLease> live = client().lock("dead-grantee").acquireAsync(PATIENCE);
+    awaitQueued("dead-grantee", 2);
+    held.close();
+    assertThat(redis("HGET", lockKey("dead-grantee"), "o")).as("handed to the first in line").isEqualTo("ghost");
+    assertThat((Long) redis("PTTL", lockKey("dead-grantee"))).as("for the claim time only").isBetween(1L, 500L);
+    LockLease got = live.join();
+    assertThat(got.isValid()).isTrue();
+    got.close();
+  }
+
+  @Test
+  void handedOverLock_heldPastTheClaimTime_isConfirmedAndKept() {
+    Relock holder = client();
+    Relock waiter = client(b -> b.recheckInterval(Duration.ofMillis(100)).defaultLease(Duration.ofSeconds(30)));
+    LockLease held = holder.lock("confirmed").acquire(Duration.ZERO);
+    CompletableFuture<LockLease> next = waiter.lock("confirmed").acquireAsync(PATIENCE);
+    awaitQueued("confirmed", 1);
+    held.close();
+    LockLease got = next.join();
+    AtomicBoolean lost = new AtomicBoolean();
+    got.onLost(() -> lost.set(true));
+    long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+    await("three claim times (300 ms each) have passed", () -> System.nanoTime() - until > 0);
+    assertThat(lost.get()).isFalse();
+    assertThat(got.isValid()).isTrue();
+    assertThat((Long) redis("PTTL", lockKey("confirmed"))).as("extended to the full lease").isGreaterThan(20_000L);
+    got.close();
   }
 
   @Test
