@@ -31,42 +31,45 @@ import picocli.CommandLine.Option;
 @Command(
     name = "relock demo",
     mixinStandardHelpOptions = true,
+    version = "relock demo 0.1.0-SNAPSHOT",
     sortOptions = false,
-    description = {
-      "Flash-sale demo: several service processes sell a limited stock under each lock strategy",
-      "and the tool reports overselling. Without REDIS_URL an embedded redis-server is started."
-    })
+    description =
+        "Flash-sale demo: several service processes sell a limited stock under each lock strategy"
+            + " (none, seed-setnx, relock) and the tool reports overselling, lock errors, latency and"
+            + " lock keys left behind. Uses $REDIS_URL, or starts an embedded redis-server and stops it"
+            + " afterwards.")
 public final class DemoMain implements Callable<Integer> {
 
   static final List<String> STRATEGIES = List.of("none", "seed-setnx", "relock");
   private static final String ITEM = "sku-1";
   private static final String WARMUP_ITEM = "sku-warmup";
 
-  @Option(names = "--requests", description = "purchase requests per strategy (default: ${DEFAULT-VALUE})")
+  @Option(names = "--requests", paramLabel = "<n>", description = "purchase requests per strategy (default: ${DEFAULT-VALUE})")
   int requests = 2000;
 
-  @Option(names = "--concurrency", description = "requests in flight at once (default: ${DEFAULT-VALUE})")
+  @Option(names = "--concurrency", paramLabel = "<n>", description = "requests in flight at once (default: ${DEFAULT-VALUE})")
   int concurrency = 64;
 
-  @Option(names = "--processes", description = "service processes (JVMs) sharing the Redis (default: ${DEFAULT-VALUE})")
+  @Option(names = "--processes", paramLabel = "<n>", description = "service processes (JVMs) sharing the Redis (default: ${DEFAULT-VALUE})")
   int processes = 3;
 
-  @Option(names = "--stock", description = "units on sale, restocked before each strategy (default: ${DEFAULT-VALUE})")
+  @Option(names = "--stock", paramLabel = "<n>", description = "units on sale, restocked before each strategy (default: ${DEFAULT-VALUE})")
   int stock = 100;
 
   @Option(
       names = "--strategies",
       split = ",",
+      paramLabel = "<name>",
       description = "strategies to run, in order, from none, seed-setnx, relock (default: all three)")
   List<String> strategies = new ArrayList<>(STRATEGIES);
 
-  @Option(names = "--processing-ms", description = "simulated work between reading and writing the stock (default: ${DEFAULT-VALUE})")
+  @Option(names = "--processing-ms", paramLabel = "<ms>", description = "simulated work between reading and writing the stock (default: ${DEFAULT-VALUE})")
   int processingMs = 10;
 
-  @Option(names = "--warmup", description = "unmeasured requests per strategy first, to warm the JVMs up (default: ${DEFAULT-VALUE})")
+  @Option(names = "--warmup", paramLabel = "<n>", description = "unmeasured requests per strategy first, to warm the JVMs up (default: ${DEFAULT-VALUE})")
   int warmup = 200;
 
-  @Option(names = "--chart", description = "where to write the PNG chart (default: ${DEFAULT-VALUE})")
+  @Option(names = "--chart", paramLabel = "<png>", description = "where to write the PNG chart (default: ${DEFAULT-VALUE})")
   Path chart = Path.of("relock-demo", "target", "demo-chart.png");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -178,15 +181,15 @@ public final class DemoMain implements Callable<Integer> {
           line = sale.oversold() > 0
               ? String.format(
                   "none: no lock; concurrent buyers read the same stock, so %d units were sold from a stock of %d"
-                      + " (oversold %d) while the stock still reads %d",
-                  sale.sold(), sale.initialStock(), sale.oversold(), sale.stock())
+                      + " (oversold %d, %d lost updates) while the stock still reads %d",
+                  sale.sold(), sale.initialStock(), sale.oversold(), sale.lostUpdates(), sale.stock())
               : "none: no overselling this time; raise --concurrency or --processing-ms to widen the race";
           break;
         case "seed-setnx":
           line = String.format(
-              "seed-setnx: the articles' SETNX/GETSET recipe sold %d (oversold %d), turned away %d buyers with"
-                  + " lock errors and left %d lock key(s) behind",
-              sale.sold(), sale.oversold(), r.run().lockErrors(), r.leftoverKeys().size());
+              "seed-setnx: the articles' SETNX/GETSET recipe sold %d (oversold %d, %d lost updates from"
+                  + " overlapping holders), turned away %d buyers with lock errors and left %d lock key(s) behind",
+              sale.sold(), sale.oversold(), sale.lostUpdates(), r.run().lockErrors(), r.leftoverKeys().size());
           break;
         default:
           line = String.format(
@@ -207,7 +210,10 @@ public final class DemoMain implements Callable<Integer> {
 
   private static boolean relockMisbehaved(List<StrategyReport> reports) {
     return reports.stream()
-        .anyMatch(r -> r.strategy().equals("relock") && (r.sale().oversold() > 0 || !r.leftoverKeys().isEmpty()));
+        .anyMatch(
+            r ->
+                r.strategy().equals("relock")
+                    && (r.sale().oversold() > 0 || r.sale().lostUpdates() > 0 || !r.leftoverKeys().isEmpty()));
   }
 
   private void validate() {

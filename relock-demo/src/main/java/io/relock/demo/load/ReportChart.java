@@ -78,7 +78,7 @@ public final class ReportChart {
     heading(g, "units sold, oversold and errors per strategy", x, y);
     legend(g, names, colors, x + 10, y + 22);
     int plotTop = y + 60;
-    int plotBottom = y + h - 30;
+    int plotBottom = y + h - 40;
     int plotLeft = x + 60;
     int plotRight = x + w;
     double top = axis(g, max, plotLeft, plotRight, plotTop, plotBottom);
@@ -93,7 +93,9 @@ public final class ReportChart {
       for (int b = 0; b < values.length; b++) {
         bar(g, colors[b], values[b], top, groupLeft + b * barWidth + 2, barWidth - 4, plotTop, plotBottom);
       }
-      centered(g, r.strategy(), plotLeft + i * groupWidth + groupWidth / 2, plotBottom + 20, true);
+      int center = plotLeft + i * groupWidth + groupWidth / 2;
+      centered(g, r.strategy(), center, plotBottom + 20, true);
+      centered(g, "lock keys left behind: " + r.leftoverKeys().size(), center, plotBottom + 38, false);
     }
     if (stock > 0) {
       int yStock = plotBottom - (int) Math.round(stock / top * (plotBottom - plotTop));
@@ -113,7 +115,7 @@ public final class ReportChart {
     }
     heading(g, "requests per second (p99 latency below)", x, y);
     int plotTop = y + 60;
-    int plotBottom = y + h - 30;
+    int plotBottom = y + h - 40;
     int plotLeft = x + 50;
     int plotRight = x + w;
     double top = axis(g, max, plotLeft, plotRight, plotTop, plotBottom);

@@ -10,12 +10,12 @@ public final class ReportTable {
 
   /** The table, one row per strategy, with a header and a rule. */
   public static String render(List<StrategyReport> reports) {
-    String format = "%-10s | %8s | %5s | %8s | %8s | %11s | %12s | %10s | %7s | %7s | %7s | %8s%n";
+    String format = "%-10s | %8s | %5s | %8s | %12s | %11s | %12s | %6s | %7s | %7s | %7s | %13s%n";
     StringBuilder out = new StringBuilder();
     out.append(
         String.format(
-            Locale.ROOT, format, "strategy", "requests", "sold", "oversold", "stock left", "lock errors",
-            "other errors", "requests/s", "p50 ms", "p99 ms", "max ms", "leftover"));
+            Locale.ROOT, format, "strategy", "requests", "sold", "oversold", "lost updates", "lock errors",
+            "other errors", "req/s", "p50 ms", "p99 ms", "max ms", "leftover keys"));
     out.append("-".repeat(out.length() - 1)).append('\n');
     for (StrategyReport r : reports) {
       LoadRun run = r.run();
@@ -27,7 +27,7 @@ public final class ReportTable {
               run.requests(),
               r.sale().sold(),
               r.sale().oversold(),
-              r.sale().stock() + "/" + r.sale().initialStock(),
+              r.sale().lostUpdates(),
               run.lockErrors(),
               run.errors() - run.lockErrors(),
               String.format(Locale.ROOT, "%.0f", run.requestsPerSecond()),
