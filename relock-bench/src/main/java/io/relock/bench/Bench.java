@@ -18,6 +18,8 @@ import java.util.function.Consumer;
 final class Bench {
 
   private static final Duration WORKER_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration CALIBRATION_WARMUP = Duration.ofMillis(200);
+  private static final Duration CALIBRATION = Duration.ofMillis(500);
 
   private final BenchRedis redis;
   private final BenchSettings settings;
@@ -47,28 +49,42 @@ final class Bench {
       }
       inFreshWorkers(uncontended ? Results.UNCONTENDED : Results.CONTENDED_JVM, impl, 1, workers -> {
         if (uncontended) {
+          List<Row> windows = new ArrayList<>();
           for (int threads : settings.uncontendedThreads()) {
-            List<String> keys = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-              keys.add("u" + threads + "-" + i);
-            }
-            rows.add(measure(Results.UNCONTENDED, impl, workers, keys));
+            windows.add(measure(Results.UNCONTENDED, impl, workers, ownKeys(threads)));
           }
+          // One calibration for all thread counts: the same code paths run, only more often.
+          int calibrationThreads = settings.uncontendedThreads().contains(8) ? 8
+              : settings.uncontendedThreads().get(settings.uncontendedThreads().size() - 1);
+          CallSplit split = calibrate(workers, ownKeys(calibrationThreads));
+          windows.forEach(w -> rows.add(done(w.withSplit(split))));
         }
         if (contended && impl.waits()) {
-          rows.add(measure(Results.CONTENDED_JVM, impl, workers, Collections.nCopies(settings.contendedThreads(), "c1")));
+          List<String> keys = Collections.nCopies(settings.contendedThreads(), "c1");
+          Row window = measure(Results.CONTENDED_JVM, impl, workers, keys);
+          rows.add(done(window.withSplit(calibrate(workers, keys))));
         }
       });
     }
+  }
+
+  private static List<String> ownKeys(int threads) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      keys.add("u" + threads + "-" + i);
+    }
+    return keys;
   }
 
   /** Scenarios 3 and 5: several worker processes, all threads on one key. */
   List<Row> contendedAcrossProcesses() {
     List<Row> rows = new ArrayList<>();
     for (Implementation impl : waiting()) {
-      inFreshWorkers(Results.CONTENDED_PROCESSES, impl, settings.processes(), workers ->
-          rows.add(measure(Results.CONTENDED_PROCESSES, impl, workers,
-              Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p"))));
+      inFreshWorkers(Results.CONTENDED_PROCESSES, impl, settings.processes(), workers -> {
+        List<String> keys = Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p");
+        Row window = measure(Results.CONTENDED_PROCESSES, impl, workers, keys);
+        rows.add(done(window.withSplit(calibrate(workers, keys))));
+      });
     }
     return rows;
   }
@@ -102,20 +118,17 @@ final class Bench {
     }
   }
 
-  /** One measuring window: every worker runs {@code keys} (one thread each) on its open client. */
+  /**
+   * One measuring window: every worker runs {@code keys} (one thread each) on its open client.
+   * The row still needs its {@link Row#withSplit call split}.
+   */
   private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
     redis.flushAll();
     long start = System.currentTimeMillis() + 100;
     long from = start + settings.warmup().toMillis() + (firstWindow ? settings.jvmWarmup().toMillis() : 0);
     firstWindow = false;
     long to = from + settings.measure().toMillis();
-    Map<String, Object> run = new LinkedHashMap<>();
-    run.put("cmd", "run");
-    run.put("keys", keys);
-    run.put("start_at", start);
-    run.put("from", from);
-    run.put("to", to);
-    workers.forEach(w -> w.send(run));
+    startRun(workers, keys, start, from, to);
     LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
     RedisInfo before = redis.info();
     LoadPhase.sleepUntil(LoadPhase.nanosAt(to));
@@ -143,9 +156,43 @@ final class Bench {
         firstError = (String) r.get("first_error");
       }
     }
-    Row row = new Row(scenario, impl, workers.size(), keys.size(), (to - from) / 1000.0, all, perProcess,
+    return new Row(scenario, impl, workers.size(), keys.size(), (to - from) / 1000.0, all, perProcess,
         perThread.stream().mapToLong(Long::longValue).toArray(), after.since(before), cpu, errors, firstError,
-        stragglers);
+        stragglers, CallSplit.none());
+  }
+
+  private static void startRun(List<WorkerProcess> workers, List<String> keys, long start, long from, long to) {
+    Map<String, Object> run = new LinkedHashMap<>();
+    run.put("cmd", "run");
+    run.put("keys", keys);
+    run.put("start_at", start);
+    run.put("from", from);
+    run.put("to", to);
+    workers.forEach(w -> w.send(run));
+  }
+
+  /**
+   * A short extra window under {@code MONITOR}, right after a measured one with the same load:
+   * which share of each command came from clients rather than scripts. Its own figures are
+   * dropped (monitoring slows Redis down).
+   */
+  private CallSplit calibrate(List<WorkerProcess> workers, List<String> keys) {
+    redis.flushAll();
+    long start = System.currentTimeMillis() + 50;
+    long from = start + CALIBRATION_WARMUP.toMillis();
+    long to = from + CALIBRATION.toMillis();
+    startRun(workers, keys, start, from, to);
+    LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
+    CallSplit split;
+    try (MonitorTally tally = MonitorTally.start(redis.uri())) {
+      LoadPhase.sleepUntil(LoadPhase.nanosAt(to));
+      split = tally.finish();
+    }
+    workers.forEach(w -> w.await(WORKER_TIMEOUT));
+    return split;
+  }
+
+  private Row done(Row row) {
     progress(row);
     return row;
   }
@@ -166,10 +213,17 @@ final class Bench {
             WORKER_TIMEOUT);
         long keysAtStart = redis.dbSize();
         Map<String, Object> first = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
-        RedisInfo before = redis.info();
-        long began = System.nanoTime();
-        LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
-        RedisInfo after = redis.info();
+        RedisInfo before;
+        RedisInfo after;
+        CallSplit split;
+        long began;
+        try (MonitorTally tally = MonitorTally.start(redis.uri())) {
+          before = redis.info();
+          began = System.nanoTime();
+          LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
+          after = redis.info();
+          split = tally.finish();
+        }
         double seconds = (System.nanoTime() - began) / 1e9;
         Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
         long keysAtEnd = redis.dbSize();
@@ -178,7 +232,7 @@ final class Bench {
             ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
             (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
             Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
-            keysAtStart, keysAtEnd);
+            keysAtStart, keysAtEnd, split);
         rows.add(row);
         log.printf(Locale.ROOT, "  held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB%n",
             impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6);

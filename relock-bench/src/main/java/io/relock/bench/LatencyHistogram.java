@@ -14,7 +14,7 @@ public final class LatencyHistogram {
   private static final int SUB_BUCKET_BITS = 6;
   private static final int SUB_BUCKETS = 1 << SUB_BUCKET_BITS;
   /** Enough buckets for any non-negative long. */
-  static final int BUCKETS = SUB_BUCKETS * (64 - SUB_BUCKET_BITS) + SUB_BUCKETS;
+  static final int BUCKETS = SUB_BUCKETS * (64 - SUB_BUCKET_BITS);
 
   private final long[] counts = new long[BUCKETS];
   private long count;
@@ -64,7 +64,8 @@ public final class LatencyHistogram {
 
   /**
    * The value at or below which {@code percentile} per cent of the recorded values lie (the
-   * nearest-rank definition), as the middle of its bucket and never above the exact maximum.
+   * nearest-rank definition): the exact minimum or maximum when the rank is the first or last,
+   * else the middle of its bucket, kept within the minimum and maximum.
    *
    * @throws IllegalArgumentException if {@code percentile} is outside 0..100
    */
@@ -76,6 +77,12 @@ public final class LatencyHistogram {
       return 0;
     }
     long rank = Math.max(1, (long) Math.ceil(percentile / 100.0 * count));
+    if (rank == count) {
+      return max;
+    }
+    if (rank == 1) {
+      return min;
+    }
     long seen = 0;
     for (int i = 0; i < BUCKETS; i++) {
       seen += counts[i];

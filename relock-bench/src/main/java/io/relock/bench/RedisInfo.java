@@ -14,18 +14,11 @@ import java.util.TreeMap;
  * <h2>Counting the calls clients made</h2>
  * Redis counts the commands a Lua script runs like commands sent by clients, both in {@code
  * commandstats} and in {@code total_commands_processed} (checked on 6.2 and 7.0: one {@code EVAL}
- * that runs four commands adds five). So the commands clients sent are found by name:
- * <ul>
- *   <li>commands a script can not run ({@code EVAL*}, {@code FCALL*}, the subscribe family,
- *       {@code SCRIPT}, {@code CLIENT}, {@code HELLO}, {@code MULTI}/{@code EXEC}, blocking pops,
- *       ...) and {@code PING} (which scripts may run, but no library here does) are client calls;
- *   <li>the harness's own commands ({@code INFO}, {@code CONFIG}, {@code FLUSHALL}) count for
- *       nobody;
- *   <li>data commands ({@code SET}, {@code GET}, {@code PUBLISH}, ...) are taken to come from
- *       scripts, except those the implementation under test is known to send itself (for the
- *       recipe, {@code SET}). Which these are was checked with {@code MONITOR}, which tags
- *       script commands as {@code [0 lua]}.
- * </ul>
+ * that runs four commands adds five). The deltas here are therefore split into client and script
+ * calls by {@link CallSplit}; the harness's own commands ({@code INFO}, {@code CONFIG}, {@code
+ * FLUSHALL}) count for nobody. Commands a script cannot run ({@code EVAL*}, {@code FCALL*}, the
+ * subscribe family, {@code SCRIPT}, {@code CLIENT}, {@code HELLO}, {@code MULTI}/{@code EXEC},
+ * blocking pops, ...) and {@code PING} are client calls by their name alone.
  */
 public final class RedisInfo {
 
@@ -121,7 +114,7 @@ public final class RedisInfo {
     return new Delta(Collections.unmodifiableMap(calls), cpuSeconds() - earlier.cpuSeconds());
   }
 
-  /** Whether a client must have sent {@code command} itself (scripts cannot run it). */
+  /** Whether a client must have sent {@code command} itself (scripts cannot run it), or PING. */
   static boolean isClientOnly(String command) {
     return CLIENT_ONLY.contains(command);
   }
@@ -133,32 +126,6 @@ public final class RedisInfo {
    * @param redisCpuSeconds server CPU used
    */
   public record Delta(Map<String, Long> calls, double redisCpuSeconds) {
-
-    /**
-     * Calls that clients sent, given the data commands the implementation sends itself (lower
-     * case).
-     */
-    public long clientCalls(Set<String> directDataCommands) {
-      long n = 0;
-      for (Map.Entry<String, Long> e : calls.entrySet()) {
-        if (CLIENT_ONLY.contains(e.getKey()) || directDataCommands.contains(e.getKey())) {
-          n += e.getValue();
-        }
-      }
-      return n;
-    }
-
-    /** Calls that scripts ran: everything that is neither a client call nor the harness's. */
-    public long scriptCalls(Set<String> directDataCommands) {
-      long n = 0;
-      for (Map.Entry<String, Long> e : calls.entrySet()) {
-        String c = e.getKey();
-        if (!CLIENT_ONLY.contains(c) && !directDataCommands.contains(c) && !HARNESS.contains(c)) {
-          n += e.getValue();
-        }
-      }
-      return n;
-    }
 
     /** Calls per command without the harness's own. */
     public Map<String, Long> withoutHarness() {

@@ -144,7 +144,7 @@ final class Results {
               "client CPU s", "client heap MB", "acquire all s", "keys start/end"));
       for (HeldRow h : held) {
         t.add(h.impl().id(), num(h.callsPerSecond(), 1), num(h.callsPerTick(), 1),
-            num(h.redis().scriptCalls(h.impl().directDataCommands()) / h.seconds(), 1),
+            num(h.scriptCalls() / h.seconds(), 1),
             num(h.redis().redisCpuSeconds(), 2), num(h.clientCpuSeconds(), 2), num(h.heapBytes() / 1e6, 1),
             num(h.acquireSeconds(), 1), h.keysAtStart() + "/" + h.keysAtEnd());
       }

@@ -23,10 +23,11 @@ final class Row {
   final long errors;
   final String firstError;
   final int stragglers;
+  final CallSplit split;
 
   Row(String scenario, Implementation impl, int processes, int threadsPerProcess, double seconds,
       LatencyHistogram latencies, List<Long> perProcess, long[] perThread, RedisInfo.Delta redis,
-      double clientCpuSeconds, long errors, String firstError, int stragglers) {
+      double clientCpuSeconds, long errors, String firstError, int stragglers, CallSplit split) {
     this.scenario = scenario;
     this.impl = impl;
     this.processes = processes;
@@ -40,6 +41,13 @@ final class Row {
     this.errors = errors;
     this.firstError = firstError;
     this.stragglers = stragglers;
+    this.split = split;
+  }
+
+  /** This row with client and script calls told apart by {@code calibration}. */
+  Row withSplit(CallSplit calibration) {
+    return new Row(scenario, impl, processes, threadsPerProcess, seconds, latencies, perProcess, perThread, redis,
+        clientCpuSeconds, errors, firstError, stragglers, calibration);
   }
 
   long acquisitions() {
@@ -51,7 +59,11 @@ final class Row {
   }
 
   long clientCalls() {
-    return redis.clientCalls(impl.directDataCommands());
+    return split.clientCalls(redis.withoutHarness(), impl.directDataCommands());
+  }
+
+  long scriptCalls() {
+    return split.scriptCalls(redis.withoutHarness(), impl.directDataCommands());
   }
 
   /** Commands clients sent per counted acquisition (its release included). */
@@ -60,12 +72,12 @@ final class Row {
   }
 
   double scriptCallsPerAcquisition() {
-    return perAcquisition(redis.scriptCalls(impl.directDataCommands()));
+    return perAcquisition(scriptCalls());
   }
 
   /** Every command Redis executed per acquisition: the clients' plus those their scripts ran. */
   double allCommandsPerAcquisition() {
-    return perAcquisition(clientCalls() + redis.scriptCalls(impl.directDataCommands()));
+    return perAcquisition(clientCalls() + scriptCalls());
   }
 
   private double perAcquisition(double total) {
@@ -123,6 +135,8 @@ final class Row {
     }
     m.put("stragglers", stragglers);
     m.put("commands", redis.withoutHarness());
+    m.put("calls_told_apart_by", split.calibrated() ? "MONITOR calibration window" : "command names");
+    m.put("calibration_client_vs_script", split.describe());
     return m;
   }
 }

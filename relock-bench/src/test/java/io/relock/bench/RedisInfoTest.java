@@ -50,16 +50,24 @@ class RedisInfoTest {
   }
 
   @Test
-  void delta_countsClientCommandsApartFromScriptAndHarnessCommands() {
+  void delta_keepsIncreasesOnly_andDropsTheHarnessCommands() {
     RedisInfo.Delta d = RedisInfo.parse(AFTER).since(RedisInfo.parse(BEFORE));
     assertThat(d.redisCpuSeconds()).isCloseTo(1.25, within(1e-9));
+    assertThat(d.calls()).containsEntry("evalsha", 200L).containsEntry("info", 2L).containsEntry("config", 2L)
+        .containsEntry("publish", 40L);
+    assertThat(d.withoutHarness()).doesNotContainKeys("info", "config")
+        .containsEntry("evalsha", 200L).containsEntry("hget", 200L).containsEntry("set", 70L);
+  }
+
+  @Test
+  void splitByName_countsClientOnlyCommandsAndDeclaredDirectOnes() {
+    RedisInfo.Delta d = RedisInfo.parse(AFTER).since(RedisInfo.parse(BEFORE));
+    CallSplit byName = CallSplit.none();
     // evalsha 200 + subscribe 5 + ping 2; hget, publish and set came from scripts.
-    assertThat(d.clientCalls(Set.of())).isEqualTo(207);
-    assertThat(d.scriptCalls(Set.of())).isEqualTo(200 + 40 + 70);
+    assertThat(byName.clientCalls(d.withoutHarness(), Set.of())).isEqualTo(207);
+    assertThat(byName.scriptCalls(d.withoutHarness(), Set.of())).isEqualTo(200 + 40 + 70);
     // An implementation that sends SET itself (the recipe).
-    assertThat(d.clientCalls(Set.of("set"))).isEqualTo(277);
-    assertThat(d.scriptCalls(Set.of("set"))).isEqualTo(240);
-    assertThat(d.withoutHarness()).doesNotContainKeys("info", "config").containsEntry("evalsha", 200L);
+    assertThat(byName.clientCalls(d.withoutHarness(), Set.of("set"))).isEqualTo(277);
   }
 
   @Test
