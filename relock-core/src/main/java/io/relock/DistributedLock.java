@@ -94,6 +94,8 @@ public interface DistributedLock extends Lock {
    * the watchdog until the matching {@link #unlock()}.
    *
    * @throws RelockException if Redis failed
+   * @throws LockLostException if the calling thread already held this lock and that hold was lost;
+   *     the thread must {@link #unlock()} its earlier holds before it can lock again
    */
   @Override
   void lock();
