@@ -82,6 +82,16 @@ public final class ReportChart {
     int plotLeft = x + 60;
     int plotRight = x + w;
     double top = axis(g, max, plotLeft, plotRight, plotTop, plotBottom);
+    // The stock line goes under the bars, so that their value labels stay readable.
+    if (stock > 0) {
+      int yStock = plotBottom - (int) Math.round(stock / top * (plotBottom - plotTop));
+      g.setColor(TEXT);
+      g.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 6f}, 0f));
+      g.drawLine(plotLeft, yStock, plotRight, yStock);
+      g.setStroke(new BasicStroke(1f));
+      g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+      g.drawString("stock " + stock, plotRight - 70, yStock - 4);
+    }
     int groupWidth = (plotRight - plotLeft) / Math.max(1, reports.size());
     int barWidth = Math.min(48, (groupWidth - 40) / names.length);
     for (int i = 0; i < reports.size(); i++) {
@@ -96,15 +106,6 @@ public final class ReportChart {
       int center = plotLeft + i * groupWidth + groupWidth / 2;
       centered(g, r.strategy(), center, plotBottom + 20, true);
       centered(g, "lock keys left behind: " + r.leftoverKeys().size(), center, plotBottom + 38, false);
-    }
-    if (stock > 0) {
-      int yStock = plotBottom - (int) Math.round(stock / top * (plotBottom - plotTop));
-      g.setColor(TEXT);
-      g.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 6f}, 0f));
-      g.drawLine(plotLeft, yStock, plotRight, yStock);
-      g.setStroke(new BasicStroke(1f));
-      g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-      g.drawString("stock " + stock, plotRight - 70, yStock - 4);
     }
   }
 
