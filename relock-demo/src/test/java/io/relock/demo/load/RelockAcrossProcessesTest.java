@@ -56,7 +56,7 @@ class RelockAcrossProcessesTest {
         instances.add(order.get("instance").asText());
         tokens.add(order.get("token").asLong());
       }
-      assertThat(instances).as("every process sold some units").hasSize(3);
+      assertThat(instances).as("several processes sold units").hasSizeGreaterThanOrEqualTo(2);
       assertThat(tokens).as("each sale was fenced by a newer token").isSorted().doesNotHaveDuplicates();
     }
   }
