@@ -64,11 +64,6 @@ public final class Relock implements AutoCloseable {
     return engine.clientId();
   }
 
-  /** The settings this client runs with. */
-  public RelockSettings settings() {
-    return engine.settings();
-  }
-
   /**
    * Releases the locks this client still holds (their leases report nothing lost), fails its
    * pending acquisitions with {@link RelockException}, stops the watchdog and closes the driver.
