@@ -18,8 +18,8 @@ import java.util.function.Consumer;
 final class Bench {
 
   private static final Duration WORKER_TIMEOUT = Duration.ofSeconds(90);
-  private static final Duration CALIBRATION_WARMUP = Duration.ofMillis(200);
-  private static final Duration CALIBRATION = Duration.ofMillis(500);
+  private static final Duration CALIBRATION_WARMUP = Duration.ofMillis(150);
+  private static final Duration CALIBRATION = Duration.ofMillis(400);
 
   private final BenchRedis redis;
   private final BenchSettings settings;

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
         "Scenarios: uncontended, contended-1jvm, contended-processes (also fairness), held."})
 public final class BenchMain implements Callable<Integer> {
 
-  @Option(names = "--short", description = "A run of about a minute: fewer thread counts, shorter phases.")
+  @Option(names = "--short", description = {"A run of about a minute and a half: 8 threads only, shorter phases,",
+      "no contended-1jvm scenario, held locks for 4 s instead of 60 s."})
   boolean shortRun;
 
   @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png.")
@@ -33,7 +34,8 @@ public final class BenchMain implements Callable<Integer> {
   List<String> impls;
 
   @Option(names = "--scenario", split = ",", paramLabel = "NAME",
-      description = "Scenarios to run (default all): uncontended, contended-1jvm, contended-processes, held.")
+      description = {"Scenarios to run: uncontended, contended-1jvm, contended-processes, held",
+          "(default: all; with --short all but contended-1jvm)."})
   List<String> scenarios;
 
   @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default relock-bench/target/bench).")
@@ -45,10 +47,15 @@ public final class BenchMain implements Callable<Integer> {
 
   private static final List<String> SCENARIOS = List.of("uncontended", "contended-1jvm", "contended-processes", "held");
 
+  /** How this run was started, for the chart and the docs. */
+  private final List<String> commandLine = new ArrayList<>(List.of("./relock", "bench"));
+
   public static void main(String[] args) {
     quietLogging();
     System.setProperty("java.awt.headless", "true");
-    int code = new CommandLine(new BenchMain()).execute(args);
+    BenchMain bench = new BenchMain();
+    bench.commandLine.addAll(Arrays.asList(args));
+    int code = new CommandLine(bench).execute(args);
     System.exit(code);
   }
 
@@ -68,7 +75,8 @@ public final class BenchMain implements Callable<Integer> {
     } else {
       impls.forEach(id -> chosen.add(Implementation.byId(id.trim())));
     }
-    List<String> runScenarios = scenarios == null || scenarios.isEmpty() ? SCENARIOS : scenarios;
+    List<String> runScenarios = scenarios != null && !scenarios.isEmpty() ? scenarios
+        : shortRun ? SCENARIOS.stream().filter(s -> !s.equals("contended-1jvm")).toList() : SCENARIOS;
     for (String s : runScenarios) {
       if (!SCENARIOS.contains(s)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown scenario '" + s + "'; known: " + SCENARIOS);
@@ -82,9 +90,11 @@ public final class BenchMain implements Callable<Integer> {
     try (BenchRedis redis = BenchRedis.open(System.getenv("REDIS_URL"))) {
       Machine machine = Machine.describe(redis);
       log.println("relock bench (" + settings.mode() + "): " + machine.oneLine());
+      log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
-        log.printf(Locale.ROOT, "  short run: threads %s only, %.1f s windows; held locks for %d s under a %d s lease"
-                + " (the full run: 60 s under 30 s)%n", settings.uncontendedThreads(), settings.measure().toMillis() / 1000.0,
+        log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, scenario 2 (contended in one JVM) left out;"
+                + " %,d locks held for %d s under a %d s lease (the full run: 60 s under 30 s)%n",
+            settings.uncontendedThreads(), settings.measure().toMillis() / 1000.0, settings.heldLocks(),
             settings.holdFor().toSeconds(), settings.heldLease().toSeconds());
       }
       Bench bench = new Bench(redis, settings, chosen, outDir, log);
@@ -104,7 +114,8 @@ public final class BenchMain implements Callable<Integer> {
         log.println("scenario 4: held locks");
         held.addAll(bench.heldLocks());
       }
-      Results results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9);
+      Results results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9,
+          Machine.loadAverage());
       report(results, outDir, log);
     }
     return 0;
@@ -122,16 +133,23 @@ public final class BenchMain implements Callable<Integer> {
     Path json = outDir.resolve("bench-results.json");
     Files.writeString(json, Json.writePretty(results.toJson()), StandardCharsets.UTF_8);
     Path chart = outDir.resolve("bench-results.png");
-    String command = "./relock bench" + (shortRun ? " --short" : "") + " --write-docs";
-    ChartRenderer.write(ChartRenderer.panelsFor(results), String.format(Locale.ROOT, "%s   |   %s   |   %s",
-        command, results.machine.oneLine(), results.summaryLine()), chart);
+    String command = String.join(" ", commandLine);
+    ChartRenderer.write(ChartRenderer.panelsFor(results), List.of(
+        command + "   (" + results.settings.mode() + " run, " + String.format(Locale.ROOT, "%.0f s", results.wallSeconds)
+            + ", load average before " + results.machine.loadBefore() + ")",
+        results.machine.oneLine(), results.summaryLine()), chart);
     log.println();
     log.println("results: " + json + "  chart: " + chart);
     if (writeDocs) {
       DocsWriter.write(results, command, chart, docsDir);
       log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png"));
     }
-    log.printf(Locale.ROOT, "took %.0f s%n", results.wallSeconds);
+    log.printf(Locale.ROOT, "took %.0f s; load average before %s, after %s%n", results.wallSeconds,
+        results.machine.loadBefore(), results.loadAfter);
+    if (results.machineWasBusy()) {
+      log.println("WARNING: other processes kept this machine busy (load average above its core count);"
+          + " figures are not comparable with a quiet run");
+    }
     log.println(results.summaryLine());
   }
 }

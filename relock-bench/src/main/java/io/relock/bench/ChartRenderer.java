@@ -64,10 +64,10 @@ final class ChartRenderer {
     return bars;
   }
 
-  static void write(List<Panel> panels, String caption, Path file) throws IOException {
+  static void write(List<Panel> panels, List<String> caption, Path file) throws IOException {
     int columns = 2;
     int rows = (panels.size() + columns - 1) / columns;
-    int height = rows * PANEL_HEIGHT + 50;
+    int height = rows * PANEL_HEIGHT + 20 + 20 * caption.size();
     BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
     try {
@@ -77,7 +77,9 @@ final class ChartRenderer {
       g.fillRect(0, 0, WIDTH, height);
       g.setColor(Color.DARK_GRAY);
       g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-      g.drawString(caption, 20, height - 20);
+      for (int i = 0; i < caption.size(); i++) {
+        g.drawString(caption.get(i), 20, rows * PANEL_HEIGHT + 20 + 20 * i);
+      }
       int panelWidth = WIDTH / columns;
       for (int i = 0; i < panels.size(); i++) {
         drawPanel(g, panels.get(i), (i % columns) * panelWidth, (i / columns) * PANEL_HEIGHT, panelWidth);
@@ -136,7 +138,8 @@ final class ChartRenderer {
       g.setColor(b.color());
       g.fillRect(barLeft, y, Math.max(1, w), barHeight);
       g.setColor(Color.BLACK);
-      g.drawString(format(b.value()) + p.unit(), barLeft + w + 6, y + barHeight / 2 + fm.getAscent() / 2 - 2);
+      String text = Double.isNaN(b.value()) ? "none acquired" : format(b.value()) + p.unit();
+      g.drawString(text, barLeft + w + 6, y + barHeight / 2 + fm.getAscent() / 2 - 2);
       y += barHeight + 8;
     }
     g.setColor(Color.LIGHT_GRAY);

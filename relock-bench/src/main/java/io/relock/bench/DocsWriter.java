@@ -33,6 +33,9 @@ final class DocsWriter {
     md.append("- **Measured:** ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
         .append('\n');
     md.append("- **Machine:** ").append(results.machine.oneLine()).append('\n');
+    md.append("- **Load average** (1, 5, 15 min) before the run: ").append(results.machine.loadBefore())
+        .append(", after: ").append(results.loadAfter)
+        .append(results.machineWasBusy() ? " (**other processes were busy: not a clean run**)" : "").append('\n');
     md.append(String.format(Locale.ROOT, "- **Phases:** %.1f s warm-up, then %.1f s measured, per implementation and"
         + " configuration; clients, worker processes and Redis share the machine's cores%n",
         results.settings.warmup().toMillis() / 1000.0, results.settings.measure().toMillis() / 1000.0));

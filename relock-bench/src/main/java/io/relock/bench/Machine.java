@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param redis where Redis ran: "started by the bench on loopback" or "REDIS_URL (host:port)"
  */
 record Machine(int cores, String cpuModel, long memoryBytes, String os, String jvm, String redisVersion,
-    String redis) {
+    String redis, String loadBefore) {
 
   static Machine describe(BenchRedis redis) {
     String where = redis.started() ? "redis-server started by the bench, loopback"
@@ -23,7 +23,26 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     return new Machine(Runtime.getRuntime().availableProcessors(), readCpuModel(), memTotal(),
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-        redis.version(), where);
+        redis.version(), where, loadAverage());
+  }
+
+  /** The 1, 5 and 15 minute load averages, as /proc/loadavg gives them; "unknown" elsewhere. */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  /** The 1-minute load average, or NaN when unknown. */
+  static double oneMinuteLoad(String loadAverage) {
+    try {
+      return Double.parseDouble(loadAverage.split(" ")[0]);
+    } catch (RuntimeException e) {
+      return Double.NaN;
+    }
   }
 
   private static String readCpuModel() {
@@ -64,6 +83,7 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     m.put("jvm", jvm);
     m.put("redis_version", redisVersion);
     m.put("redis", redis);
+    m.put("load_average_before", loadBefore);
     return m;
   }
 }

@@ -22,13 +22,24 @@ final class Results {
   final List<Row> rows;
   final List<HeldRow> held;
   final double wallSeconds;
+  final String loadAfter;
 
-  Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds) {
+  Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
+      String loadAfter) {
     this.settings = settings;
     this.machine = machine;
     this.rows = List.copyOf(rows);
     this.held = List.copyOf(held);
     this.wallSeconds = wallSeconds;
+    this.loadAfter = loadAfter;
+  }
+
+  /**
+   * Whether something besides the bench loaded the machine: the 1-minute load average was above
+   * the core count before the run (the bench alone keeps it near or above it during the run).
+   */
+  boolean machineWasBusy() {
+    return Machine.oneMinuteLoad(machine.loadBefore()) > machine.cores();
   }
 
   Optional<Row> find(String scenario, Implementation impl, int threads) {
@@ -174,6 +185,8 @@ final class Results {
     m.put("summary", summaryLine());
     m.put("mode", settings.mode());
     m.put("wall_seconds", wallSeconds);
+    m.put("load_average_after", loadAfter);
+    m.put("machine_was_busy", machineWasBusy());
     m.put("machine", machine.toJson());
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("warmup_s", settings.warmup().toMillis() / 1000.0);

@@ -84,12 +84,14 @@ final class Row {
     return acquisitions() == 0 ? Double.NaN : total / acquisitions();
   }
 
+  /** A latency percentile in milliseconds; NaN when nothing was acquired in the window. */
   double millis(double percentile) {
-    return latencies.percentile(percentile) / 1e6;
+    return acquisitions() == 0 ? Double.NaN : latencies.percentile(percentile) / 1e6;
   }
 
+  /** The longest acquire in milliseconds; NaN when nothing was acquired in the window. */
   double maxMillis() {
-    return latencies.max() / 1e6;
+    return acquisitions() == 0 ? Double.NaN : latencies.max() / 1e6;
   }
 
   /** Jain's index of the acquisitions per process: 1 is perfectly even, 1/n is one process only. */
@@ -111,8 +113,13 @@ final class Row {
     m.put("seconds", seconds);
     m.put("acquisitions", acquisitions());
     m.put("acquisitions_per_s", perSecond());
-    m.put("latency_ms", Map.of("p50", millis(50), "p99", millis(99), "p999", millis(99.9),
-        "max", maxMillis(), "mean", latencies.mean() / 1e6));
+    Map<String, Object> latency = new LinkedHashMap<>();
+    latency.put("p50", millis(50));
+    latency.put("p99", millis(99));
+    latency.put("p999", millis(99.9));
+    latency.put("max", maxMillis());
+    latency.put("mean", acquisitions() == 0 ? Double.NaN : latencies.mean() / 1e6);
+    m.put("latency_ms", latency);
     m.put("client_calls", clientCalls());
     m.put("calls_per_acquisition", callsPerAcquisition());
     m.put("script_calls_per_acquisition", scriptCallsPerAcquisition());
