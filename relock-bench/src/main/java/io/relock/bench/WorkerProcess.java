@@ -9,6 +9,8 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -36,9 +38,17 @@ final class WorkerProcess implements AutoCloseable {
 
   /** Starts a worker and waits until it is ready. */
   static WorkerProcess start(String name, String redisUri, Path log) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1g", "-Djava.awt.headless=true",
-        "-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), redisUri);
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx1g", "-Djava.awt.headless=true"));
+    // For profiling, e.g. RELOCK_BENCH_WORKER_OPTS="-XX:StartFlightRecording=filename=w.jfr"; {name} is replaced.
+    String extra = System.getenv("RELOCK_BENCH_WORKER_OPTS");
+    if (extra != null && !extra.isBlank()) {
+      for (String option : extra.trim().split("\\s+")) {
+        command.add(option.replace("{name}", name));
+      }
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), redisUri));
+    ProcessBuilder pb = new ProcessBuilder(command);
     pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {
       WorkerProcess w = new WorkerProcess(pb.start(), name);
