@@ -36,9 +36,10 @@ final class DocsWriter {
     md.append("- **Load average** (1, 5, 15 min) before the run: ").append(results.machine.loadBefore())
         .append(", after: ").append(results.loadAfter)
         .append(results.machineWasBusy() ? " (**other processes were busy: not a clean run**)" : "").append('\n');
-    md.append(String.format(Locale.ROOT, "- **Phases:** %.1f s warm-up, then %.1f s measured, per implementation and"
-        + " configuration; clients, worker processes and Redis share the machine's cores%n",
-        results.settings.warmup().toMillis() / 1000.0, results.settings.measure().toMillis() / 1000.0));
+    md.append(String.format(Locale.ROOT, "- **Phases:** per implementation and configuration %.2f s warm-up (%.2f s more"
+        + " in fresh JVMs), %.1f s measured, then a short `MONITOR` calibration window; worker JVMs and Redis share"
+        + " the machine's cores%n", results.settings.warmup().toMillis() / 1000.0,
+        results.settings.jvmWarmup().toMillis() / 1000.0, results.settings.measure().toMillis() / 1000.0));
     md.append("\n```\n").append(results.summaryLine()).append("\n```\n\n");
     md.append("![benchmark chart](benchmarks.png)\n\n");
 
