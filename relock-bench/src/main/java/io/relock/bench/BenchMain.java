@@ -15,15 +15,13 @@ import picocli.CommandLine.Option;
 
 /** {@code ./relock bench}: runs the scenarios and writes the results, the chart and the summary line. */
 @Command(name = "relock bench", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {
-        "Benchmarks relock side by side with Redisson, Spring Integration's RedisLockRegistry, the",
-        "SET NX recipe and the Redis-bound limit, against one Redis (REDIS_URL, or a redis-server it",
-        "starts). Writes JSON and a PNG chart and ends with one 'bench: ...' line.",
-        "Scenarios: uncontended, contended-1jvm, contended-processes (also fairness), held."})
+    description = "Benchmarks relock side by side with Redisson, Spring Integration's RedisLockRegistry, the"
+        + " SET NX recipe and the Redis-bound limit, against one Redis (REDIS_URL, or a redis-server it starts)."
+        + " Writes JSON and a PNG chart and ends with one 'bench: ...' line.")
 public final class BenchMain implements Callable<Integer> {
 
-  @Option(names = "--short", description = {"A run of about a minute and a half: 8 threads only, shorter phases,",
-      "no contended-1jvm scenario, held locks for 4 s instead of 60 s."})
+  @Option(names = "--short", description = "A run of about a minute and a half: 8 threads only, shorter phases,"
+      + " no contended-1jvm scenario, held locks for 4 s instead of 60 s.")
   boolean shortRun;
 
   @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png.")
@@ -34,8 +32,8 @@ public final class BenchMain implements Callable<Integer> {
   List<String> impls;
 
   @Option(names = "--scenario", split = ",", paramLabel = "NAME",
-      description = {"Scenarios to run: uncontended, contended-1jvm, contended-processes, held",
-          "(default: all; with --short all but contended-1jvm)."})
+      description = "Scenarios to run: uncontended, contended-1jvm, contended-processes (also fairness), held"
+          + " (default: all; with --short all but contended-1jvm).")
   List<String> scenarios;
 
   @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default relock-bench/target/bench).")
@@ -73,7 +71,13 @@ public final class BenchMain implements Callable<Integer> {
     if (impls == null || impls.isEmpty()) {
       chosen.addAll(Arrays.asList(Implementation.values()));
     } else {
-      impls.forEach(id -> chosen.add(Implementation.byId(id.trim())));
+      for (String id : impls) {
+        try {
+          chosen.add(Implementation.byId(id.trim()));
+        } catch (IllegalArgumentException e) {
+          throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+      }
     }
     List<String> runScenarios = scenarios != null && !scenarios.isEmpty() ? scenarios
         : shortRun ? SCENARIOS.stream().filter(s -> !s.equals("contended-1jvm")).toList() : SCENARIOS;
