@@ -1,0 +1,179 @@
+package io.relock.jedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.relock.LockLease;
+import io.relock.Relock;
+import io.relock.RelockException;
+import io.relock.testkit.RedisServer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Connecting through the URI: ServiceLoader discovery (this module's class path has no other
+ * driver), {@code -Drelock.driver}, ACL users, databases, TLS, and passwords kept secret.
+ */
+class JedisConnectionTest {
+
+  @Test
+  void connect_findsTheJedisDriverThroughServiceLoader() {
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
+    try (RedisServer server = RedisServer.start(); Relock relock = Relock.connect(server.uri())) {
+      try (LockLease lease = relock.lock("discovered").acquire(Duration.ZERO)) {
+        assertThat(lease.isValid()).isTrue();
+      }
+      assertThat(Thread.getAllStackTraces().keySet()).as("threads started by the connection")
+          .filteredOn(t -> !before.contains(t))
+          .anyMatch(t -> t.getName().startsWith("relock-jedis-") && t.getName().endsWith("-pubsub") && t.isDaemon());
+    }
+  }
+
+  @Test
+  void relockDriverProperty_picksJedisByName_andRejectsADriverThatIsNotThere() {
+    String before = System.getProperty("relock.driver");
+    try (RedisServer server = RedisServer.start()) {
+      System.setProperty("relock.driver", "jedis");
+      try (Relock relock = Relock.connect(server.uri())) {
+        assertThat(relock.lock("picked").tryLock()).isTrue();
+        relock.lock("picked").unlock();
+      }
+      System.setProperty("relock.driver", "lettuce");
+      assertThatThrownBy(() -> Relock.connect(server.uri())).isInstanceOf(RelockException.class)
+          .hasMessageContaining("'lettuce'").hasMessageContaining("[jedis]");
+    } finally {
+      if (before == null) {
+        System.clearProperty("relock.driver");
+      } else {
+        System.setProperty("relock.driver", before);
+      }
+    }
+  }
+
+  @Test
+  void connections_carryTheClientName() {
+    try (RedisServer server = RedisServer.start(); Relock relock = Relock.connect(server.uri())) {
+      relock.lock("named").acquire(Duration.ZERO).close();
+      String clients = (String) server.execute("CLIENT", "LIST");
+      long named = Arrays.stream(clients.split("\r?\n")).filter(l -> l.contains(" name=relock ")).count();
+      assertThat(named).as("commands and pub/sub connections in %s", clients).isGreaterThanOrEqualTo(2);
+      assertThat(clients).contains("cmd=subscribe");
+    }
+  }
+
+  @Test
+  void aclUserAndPasswordInTheUri_work() {
+    try (RedisServer server = RedisServer.builder().aclUser("locker", "pa55word").start();
+         Relock relock = Relock.connect(server.uri())) {
+      assertThat(server.uri()).contains("locker:pa55word@");
+      try (LockLease lease = relock.lock("acl").acquire(Duration.ZERO)) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void passwordOnlyUri_works() {
+    try (RedisServer server = RedisServer.builder().password("s3cret").start();
+         Relock relock = Relock.connect(server.uri())) {
+      assertThat(server.uri()).contains(":s3cret@");
+      try (LockLease lease = relock.lock("requirepass").acquire(Duration.ZERO)) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void databaseInTheUriPath_holdsTheLockKeys() {
+    try (RedisServer server = RedisServer.start(); Relock relock = Relock.connect(server.uri() + "/3")) {
+      try (LockLease lease = relock.lock("in-db-3").acquire(Duration.ZERO)) {
+        assertThat(lease.isValid()).isTrue();
+        assertThat((String) server.execute("INFO", "keyspace")).contains("db3:keys=").doesNotContain("db0:");
+      }
+    }
+  }
+
+  @Test
+  void wrongPassword_failsWithRelockException_thatNeverShowsThePassword() {
+    try (RedisServer server = RedisServer.builder().aclUser("locker", "pa55word").start()) {
+      String wrong = "redis://locker:hunter2@127.0.0.1:" + server.port();
+      PrintStream original = System.err;
+      ByteArrayOutputStream captured = new ByteArrayOutputStream();
+      System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      Throwable thrown;
+      try {
+        thrown = catchThrowable(() -> Relock.connect(wrong));
+      } finally {
+        System.setErr(original);
+      }
+      assertThat(thrown).isInstanceOf(RelockException.class).hasMessageContaining("locker:***@")
+          .hasMessageContaining("WRONGPASS");
+      for (Throwable t = thrown; t != null; t = t.getCause()) {
+        assertThat(String.valueOf(t.getMessage())).doesNotContain("hunter2");
+        for (Throwable s : t.getSuppressed()) {
+          assertThat(String.valueOf(s.getMessage())).doesNotContain("hunter2");
+        }
+      }
+      assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("hunter2");
+    }
+  }
+
+  @Test
+  void missingPassword_failsAtConnect_notAtTheFirstLock() {
+    try (RedisServer server = RedisServer.builder().password("s3cret").start()) {
+      assertThatThrownBy(() -> Relock.connect("redis://127.0.0.1:" + server.port()))
+          .isInstanceOf(RelockException.class).hasMessageContaining("NOAUTH");
+    }
+  }
+
+  @Test
+  void malformedUri_failsWithRelockException_thatNeverShowsThePassword() {
+    Throwable thrown = catchThrowable(() -> Relock.connect("redis://locker:hunter2@127.0.0.1:notaport"));
+    assertThat(thrown).isInstanceOf(RelockException.class).hasMessageContaining("'notaport'");
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      assertThat(String.valueOf(t.getMessage())).doesNotContain("hunter2");
+    }
+  }
+
+  @Test
+  void nothingListening_failsWithRelockExceptionWithinTheConnectTimeout() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String uri = "redis://127.0.0.1:" + port;
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> Relock.builder().uri(uri).connectTimeout(Duration.ofSeconds(1)).build())
+        .isInstanceOf(RelockException.class).hasMessageContaining(uri).hasMessageContaining("refused");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("generous bound").isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void tlsUri_works() {
+    Assumptions.assumeTrue(RedisServer.tlsSupported(), "redis-server or openssl without TLS support");
+    try (RedisServer server = RedisServer.builder().tls(true).start(); Relock relock = Relock.connect(server.uri())) {
+      assertThat(server.uri()).startsWith("rediss://").endsWith("?verifyPeer=NONE");
+      try (LockLease lease = relock.lock("tls").acquire(Duration.ZERO)) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void tlsWithFullVerification_refusesTheSelfSignedTestCertificate() {
+    Assumptions.assumeTrue(RedisServer.tlsSupported(), "redis-server or openssl without TLS support");
+    try (RedisServer server = RedisServer.builder().tls(true).start()) {
+      String full = server.uri().replace("?verifyPeer=NONE", "");
+      assertThatThrownBy(() -> Relock.builder().uri(full).connectTimeout(Duration.ofSeconds(2)).build())
+          .isInstanceOf(RelockException.class).hasMessageContaining(full);
+    }
+  }
+}
