@@ -10,6 +10,12 @@ import java.util.function.Consumer;
  * relock-core, once. A driver is thread-safe and non-blocking; its futures may complete on I/O
  * threads, and core never blocks in their callbacks.
  *
+ * <p>Ordering: relock sometimes sends a call before the previous one for the same waiter has
+ * answered (withdrawing a waiter whose enqueue is still in flight). A driver that keeps calls in
+ * the order they were made (one multiplexed connection, as Lettuce does) gives the best result; one
+ * that may reorder them (a connection pool) stays safe, at the cost of a queue entry lingering until
+ * it expires.
+ *
  * <p>Failures: a Redis error reply completes the future with {@link RedisReplyException} carrying
  * the reply text (for example {@code NOSCRIPT ...} or {@code WRONGTYPE ...}); any other exception
  * means the command could not be run or answered (connection refused, lost, timed out).
