@@ -91,6 +91,8 @@ public final class BenchMain implements Callable<Integer> {
     Files.createDirectories(outDir);
 
     long began = System.nanoTime();
+    CpuAccount cpuBefore = CpuAccount.now();
+    Results results;
     try (BenchRedis redis = BenchRedis.open(System.getenv("REDIS_URL"))) {
       Machine machine = Machine.describe(redis);
       log.println("relock bench (" + settings.mode() + "): " + machine.oneLine());
@@ -118,10 +120,12 @@ public final class BenchMain implements Callable<Integer> {
         log.println("scenario 4: held locks");
         held.addAll(bench.heldLocks());
       }
-      Results results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9,
-          Machine.loadAverage());
-      report(results, outDir, log);
+      results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9, Machine.loadAverage());
     }
+    // After Redis and every worker have exited, so their CPU counts as the bench's own.
+    CpuAccount cpuAfter = CpuAccount.now();
+    results.othersCpuShare = cpuBefore == null || cpuAfter == null ? Double.NaN : cpuAfter.othersShareSince(cpuBefore);
+    report(results, outDir, log);
     return 0;
   }
 
@@ -135,12 +139,13 @@ public final class BenchMain implements Callable<Integer> {
       log.printf(Locale.ROOT, "  %-80s %-8s %10s  %s%n", t.what(), t.threshold(), Results.num(t.value(), 2), t.verdict());
     }
     Path json = outDir.resolve("bench-results.json");
+    // Written after the CPU account, which the JSON includes.
     Files.writeString(json, Json.writePretty(results.toJson()), StandardCharsets.UTF_8);
     Path chart = outDir.resolve("bench-results.png");
     String command = String.join(" ", commandLine);
     ChartRenderer.write(ChartRenderer.panelsFor(results), List.of(
         command + "   (" + results.settings.mode() + " run, " + String.format(Locale.ROOT, "%.0f s", results.wallSeconds)
-            + ", load average before " + results.machine.loadBefore() + ")",
+            + ", other processes used " + results.othersCpuText() + " of the CPU)",
         results.machine.oneLine(), results.summaryLine()), chart);
     log.println();
     log.println("results: " + json + "  chart: " + chart);
@@ -148,11 +153,12 @@ public final class BenchMain implements Callable<Integer> {
       DocsWriter.write(results, command, chart, docsDir);
       log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png"));
     }
-    log.printf(Locale.ROOT, "took %.0f s; load average before %s, after %s%n", results.wallSeconds,
+    log.printf(Locale.ROOT, "took %.0f s; other processes used %s of the machine's CPU meanwhile;"
+        + " load average before %s, after %s%n", results.wallSeconds, results.othersCpuText(),
         results.machine.loadBefore(), results.loadAfter);
     if (results.machineWasBusy()) {
-      log.println("WARNING: other processes kept this machine busy (load average above its core count);"
-          + " figures are not comparable with a quiet run");
+      log.println("WARNING: other processes took more than " + Math.round(Results.BUSY_SHARE * 100)
+          + "% of the machine's CPU during the run; figures are not comparable with a quiet run");
     }
     log.println(results.summaryLine());
   }

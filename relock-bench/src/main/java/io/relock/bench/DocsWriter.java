@@ -33,9 +33,10 @@ final class DocsWriter {
     md.append("- **Measured:** ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
         .append('\n');
     md.append("- **Machine:** ").append(results.machine.oneLine()).append('\n');
-    md.append("- **Load average** (1, 5, 15 min) before the run: ").append(results.machine.loadBefore())
-        .append(", after: ").append(results.loadAfter)
-        .append(results.machineWasBusy() ? " (**other processes were busy: not a clean run**)" : "").append('\n');
+    md.append("- **Other processes** used ").append(results.othersCpuText()).append(" of the machine's CPU during the run")
+        .append(results.machineWasBusy() ? " (**not a clean run: figures are disturbed**)" : "")
+        .append("; load average (1, 5, 15 min) before: ").append(results.machine.loadBefore())
+        .append(", after: ").append(results.loadAfter).append('\n');
     md.append(String.format(Locale.ROOT, "- **Phases:** per implementation and configuration %.2f s warm-up (%.2f s more"
         + " in fresh JVMs), %.1f s measured, then a short `MONITOR` calibration window; worker JVMs and Redis share"
         + " the machine's cores%n", results.settings.warmup().toMillis() / 1000.0,
@@ -73,7 +74,9 @@ final class DocsWriter {
           100 ms between tries) and in pub/sub mode; the articles' recipe (`SET key owner NX PX`,
           random owner, retried every 10 ms, Lua compare-and-delete); and the Redis-bound limit,
           relock's own `acquire.lua` and `release.lua` sent with `EVALSHA` by a bare Lettuce
-          connection with no lock logic (uncontended only, since it cannot wait).
+          connection with no lock logic and no blocked threads (T asynchronous loops, each
+          sending its next acquire when its release is answered; uncontended only, since it
+          cannot wait).
         - **Phases.** Fixed-length windows after a warm-up; every thread runs acquire, release,
           acquire, ... with nothing in between. An acquisition counts when its acquire returns
           inside the window. Across processes, worker JVMs on the same class path start and stop by

@@ -38,7 +38,7 @@ public enum Implementation {
       return new RecipeLocks(redisUri, lease);
     }
   },
-  LIMIT("limit", "raw relock scripts (Redis-bound limit)", Set.of(), false, false) {
+  LIMIT("limit", "raw relock scripts, async (Redis-bound limit)", Set.of(), false, false) {
     @Override
     LockClient open(String redisUri, Duration lease) {
       return new ScriptLimit(redisUri, lease);

@@ -3,6 +3,7 @@ package io.relock.bench;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -53,6 +54,9 @@ final class LoadPhase {
 
   /** Runs {@code plan} on {@code client} and returns when all its threads have stopped. */
   static Outcome run(LockClient client, Plan plan) throws InterruptedException {
+    if (client instanceof LockClient.Pipelined pipelined) {
+      return runPipelined(pipelined, plan);
+    }
     int n = plan.keys().size();
     long measureFrom = nanosAt(plan.measureFromMillis());
     long measureTo = nanosAt(plan.measureToMillis());
@@ -124,6 +128,65 @@ final class LoadPhase {
       errorCount += errors[i];
     }
     return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9, stragglers);
+  }
+
+  /**
+   * The same window with one asynchronous loop per key instead of a thread: each loop sends its
+   * next acquire from the callback of its previous release.
+   */
+  private static Outcome runPipelined(LockClient.Pipelined client, Plan plan) throws InterruptedException {
+    int n = plan.keys().size();
+    long measureFrom = nanosAt(plan.measureFromMillis());
+    long measureTo = nanosAt(plan.measureToMillis());
+    LatencyHistogram[] histograms = new LatencyHistogram[n];
+    long[] counts = new long[n];
+    long[] errors = new long[n];
+    AtomicReference<String> firstError = new AtomicReference<>("");
+    CountDownLatch stopped = new CountDownLatch(n);
+    sleepUntil(nanosAt(plan.startAtMillis()));
+    for (int i = 0; i < n; i++) {
+      histograms[i] = new LatencyHistogram();
+    }
+    for (int i = 0; i < n; i++) {
+      loop(client, plan.keys().get(i), i, measureFrom, measureTo, histograms, counts, errors, firstError, stopped);
+    }
+    sleepUntil(measureFrom);
+    long cpuFrom = processCpuNanos();
+    sleepUntil(measureTo);
+    long cpuTo = processCpuNanos();
+    boolean allStopped = stopped.await(20, TimeUnit.SECONDS);
+    LatencyHistogram all = new LatencyHistogram();
+    long errorCount = 0;
+    for (int i = 0; i < n; i++) {
+      all.add(histograms[i]);
+      errorCount += errors[i];
+    }
+    return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9,
+        allStopped ? 0 : (int) stopped.getCount());
+  }
+
+  private static void loop(LockClient.Pipelined client, String key, int index, long measureFrom, long measureTo,
+      LatencyHistogram[] histograms, long[] counts, long[] errors, AtomicReference<String> firstError,
+      CountDownLatch stopped) {
+    if (System.nanoTime() - measureTo >= 0) {
+      stopped.countDown();
+      return;
+    }
+    client.acquireRelease(key).whenComplete((latency, error) -> {
+      // Callbacks of one loop run one after another, each after the previous one's future: no races.
+      if (error != null) {
+        errors[index]++;
+        firstError.compareAndSet("", describe(error));
+      } else {
+        // Counted by when the release was answered: the acquire's own reply time is not kept.
+        long released = System.nanoTime();
+        if (released - measureFrom >= 0 && released - measureTo < 0) {
+          histograms[index].record(latency);
+          counts[index]++;
+        }
+      }
+      loop(client, key, index, measureFrom, measureTo, histograms, counts, errors, firstError, stopped);
+    });
   }
 
   static String describe(Throwable e) {

@@ -28,4 +28,18 @@ public interface LockClient extends AutoCloseable {
   interface Hold {
     void release();
   }
+
+  /**
+   * A client that can also run acquire-release without blocking a thread (the Redis-bound limit):
+   * {@link LoadPhase} then runs one asynchronous loop per "thread" instead of a thread, so the
+   * figure is not held back by thread wake-ups.
+   */
+  interface Pipelined {
+
+    /**
+     * Acquires {@code name} and releases it as soon as the acquire's reply arrives; completes with
+     * the acquire's latency in nanoseconds once the release has been answered.
+     */
+    java.util.concurrent.CompletableFuture<Long> acquireRelease(String name);
+  }
 }

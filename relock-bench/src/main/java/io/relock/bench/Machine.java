@@ -36,15 +36,6 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     }
   }
 
-  /** The 1-minute load average, or NaN when unknown. */
-  static double oneMinuteLoad(String loadAverage) {
-    try {
-      return Double.parseDouble(loadAverage.split(" ")[0]);
-    } catch (RuntimeException e) {
-      return Double.NaN;
-    }
-  }
-
   private static String readCpuModel() {
     return procField("/proc/cpuinfo", "model name").orElse(System.getProperty("os.arch"));
   }

@@ -34,12 +34,20 @@ final class Results {
     this.loadAfter = loadAfter;
   }
 
-  /**
-   * Whether something besides the bench loaded the machine: the 1-minute load average was above
-   * the core count before the run (the bench alone keeps it near or above it during the run).
-   */
+  /** Above this share of the machine's CPU taken by other processes, a run is not a clean one. */
+  static final double BUSY_SHARE = 0.10;
+
+  /** Share of the machine's CPU other processes used during the run; NaN if unknown. */
+  double othersCpuShare = Double.NaN;
+
+  /** Whether other processes took a noticeable share of the CPU while the bench ran. */
   boolean machineWasBusy() {
-    return Machine.oneMinuteLoad(machine.loadBefore()) > machine.cores();
+    return othersCpuShare > BUSY_SHARE;
+  }
+
+  String othersCpuText() {
+    return Double.isNaN(othersCpuShare) ? "an unknown share"
+        : String.format(Locale.ROOT, "%.0f%%", othersCpuShare * 100);
   }
 
   Optional<Row> find(String scenario, Implementation impl, int threads) {
@@ -186,6 +194,7 @@ final class Results {
     m.put("mode", settings.mode());
     m.put("wall_seconds", wallSeconds);
     m.put("load_average_after", loadAfter);
+    m.put("others_cpu_share", othersCpuShare);
     m.put("machine_was_busy", machineWasBusy());
     m.put("machine", machine.toJson());
     Map<String, Object> s = new LinkedHashMap<>();

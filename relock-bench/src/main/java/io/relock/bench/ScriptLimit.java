@@ -3,6 +3,7 @@ package io.relock.bench;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.relock.internal.LockKeys;
 import io.relock.internal.LuaScript;
@@ -10,14 +11,17 @@ import io.relock.internal.Scripts;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The Redis-bound limit: relock's own acquire and release scripts sent by a plain Lettuce
  * connection, one {@code EVALSHA} each, with no lock logic around them (no owner bookkeeping, no
- * watchdog, no waiting). It can only take free locks, so it runs in the uncontended scenario only;
- * there it is the most any client of these scripts can get out of this Redis.
+ * watchdog, no waiting) and without blocking threads: each of the T loops sends its next command
+ * from the reply callback (see {@link Pipelined}), so T commands are in flight as with T threads.
+ * It can only take free locks, so it runs in the uncontended scenario only; there it is about the
+ * most any Java client of these scripts can get out of this Redis on this machine.
  */
-final class ScriptLimit implements LockClient {
+final class ScriptLimit implements LockClient, LockClient.Pipelined {
 
   private static final String PREFIX = "limit:";
   private static final String QUEUE_ENTRY_MILLIS = "3000";
@@ -27,6 +31,7 @@ final class ScriptLimit implements LockClient {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
+  private final RedisAsyncCommands<String, String> async;
   private final String leaseMillis;
   private final String acquireSha;
   private final String releaseSha;
@@ -35,6 +40,7 @@ final class ScriptLimit implements LockClient {
     this.client = RedisClient.create(redisUri);
     this.connection = client.connect();
     this.redis = connection.sync();
+    this.async = connection.async();
     this.leaseMillis = String.valueOf(lease.toMillis());
     this.acquireSha = load(Scripts.ACQUIRE);
     this.releaseSha = load(Scripts.RELEASE);
@@ -60,6 +66,24 @@ final class ScriptLimit implements LockClient {
       }
       return () -> redis.evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner, FENCE_RETENTION_MILLIS, "0");
     };
+  }
+
+  @Override
+  public CompletableFuture<Long> acquireRelease(String name) {
+    String[] keys = LockKeys.of(PREFIX, name).all().toArray(new String[0]);
+    String owner = UUID.randomUUID().toString();
+    long began = System.nanoTime();
+    return async.<List<Object>>evalsha(acquireSha, ScriptOutputType.MULTI, keys,
+            owner, leaseMillis, "wait", QUEUE_ENTRY_MILLIS, NOTIFY_CHANNEL, FENCE_RETENTION_MILLIS)
+        .toCompletableFuture()
+        .thenCompose(reply -> {
+          long latency = System.nanoTime() - began;
+          if (!Long.valueOf(1).equals(reply.get(0))) {
+            throw new IllegalStateException("the limit client found lock " + name + " taken: " + reply);
+          }
+          return async.<List<Object>>evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner,
+              FENCE_RETENTION_MILLIS, "0").toCompletableFuture().thenApply(released -> latency);
+        });
   }
 
   @Override
