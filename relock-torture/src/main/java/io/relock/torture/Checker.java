@@ -1,0 +1,32 @@
+package io.relock.torture;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Reads one run's history and the fenced store's final state and checks claims (a) to (e). */
+final class Checker {
+  /** How many examples each check keeps for the report. */
+  static final int EXAMPLES = 5;
+
+  private Checker() {}
+
+  static RunResult check(String run, Fault fault, List<String> faultsDone, History history,
+      Map<String, FencedStore.Counters> store, TortureSettings settings) {
+    List<Hold> holds = Hold.from(history);
+    Timeline timeline = Timeline.of(history);
+    int failedAcquisitions = (int) history.events().stream()
+        .filter(e -> e.kind().equals(Event.ACQUIRE_FAILED) || e.kind().equals(Event.ACQUIRE_TIMEOUT)).count();
+    List<String> problems = new ArrayList<>();
+    history.ofKind(Event.UNEXPECTED).limit(EXAMPLES).forEach(e -> problems.add(
+        "unexpected exception in " + e.hold() + ": " + e.text("error")));
+    history.ofKind(Event.KILLED).filter(e -> "did not stop".equals(e.text("reason"))).forEach(e -> problems.add(
+        "worker " + e.text("target") + " did not stop when asked (a thread hung)"));
+    return new RunResult(run, fault, faultsDone, holds.size(), failedAcquisitions, history.unreadableLines(), problems,
+        OverlapCheck.check(holds, timeline),
+        FencingCheck.check(holds, store, timeline),
+        LossCheck.check(holds, timeline, settings.lease()),
+        StuckLockCheck.check(history, holds, timeline, settings.lease().plus(settings.stuckBound())),
+        UpdateCheck.check(holds, store));
+  }
+}

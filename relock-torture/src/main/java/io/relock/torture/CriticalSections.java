@@ -1,0 +1,121 @@
+package io.relock.torture;
+
+import static io.relock.torture.HistoryWriter.fields;
+
+import io.relock.DistributedLock;
+import io.relock.LockLease;
+import io.relock.LockLostException;
+import io.relock.LockTimeoutException;
+import io.relock.Relock;
+import io.relock.RelockException;
+import java.nio.file.Files;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One worker thread: until the stop file appears, acquire a random lock, read the fenced store,
+ * wait a little, write back what it read plus one, release; every step goes to the history.
+ *
+ * <p>The thread deliberately does not check {@link LockLease#isValid()} before writing. A check
+ * only narrows the window; a pause that falls between the check and the write (a GC pause, a
+ * SIGSTOP) still lets a stale holder write, and that is the case fencing exists for. Writing
+ * unconditionally makes every loss reach the store. It does record {@code isValid()} just before
+ * the release, for the checker.
+ */
+final class CriticalSections implements Runnable {
+  private final WorkerConfig config;
+  private final int index;
+  private final Relock relock;
+  private final FencedStore store;
+  private final HistoryWriter history;
+  private final Random random;
+  private long sequence;
+
+  CriticalSections(WorkerConfig config, int index, Relock relock, FencedStore store, HistoryWriter history) {
+    this.config = config;
+    this.index = index;
+    this.relock = relock;
+    this.store = store;
+    this.history = history;
+    this.random = new Random(config.seed() * 31 + index);
+  }
+
+  @Override
+  public void run() {
+    while (!Files.exists(config.stopFile())) {
+      String lock = config.locks().get(random.nextInt(config.locks().size()));
+      boolean fixedLease = random.nextInt(4) == 0;
+      long holdMillis = fixedLease || random.nextInt(config.longHoldOneIn()) != 0
+          ? between(config.holdMin().toMillis(), config.holdMax().toMillis())
+          : between(config.lease().toMillis(), config.longHoldMax().toMillis());
+      String hold = config.name() + "/" + index + "/" + (++sequence);
+      try {
+        criticalSection(lock, hold, fixedLease, holdMillis);
+      } catch (RuntimeException e) {
+        history.record(Event.UNEXPECTED, lock, hold, 0, fields("error", e.toString()));
+      }
+      sleep(random.nextInt(10));
+    }
+  }
+
+  private long between(long min, long max) {
+    return min + (long) (random.nextDouble() * (max - min));
+  }
+
+  private void criticalSection(String lock, String hold, boolean fixedLease, long holdMillis) {
+    history.record(Event.ACQUIRE_SENT, lock, hold, 0, fields("lease", fixedLease ? "fixed" : "watchdog",
+        "work_ms", holdMillis));
+    LockLease lease;
+    try {
+      DistributedLock l = relock.lock(lock);
+      lease = fixedLease ? l.acquire(config.acquireWait(), config.lease()) : l.acquire(config.acquireWait());
+    } catch (LockTimeoutException e) {
+      history.record(Event.ACQUIRE_TIMEOUT, lock, hold, 0, null);
+      return;
+    } catch (RelockException e) {
+      history.record(Event.ACQUIRE_FAILED, lock, hold, 0, fields("error", e.getMessage()));
+      sleep(50);
+      return;
+    }
+    long token = lease.fencingToken();
+    history.record(Event.ACQUIRED, lock, hold, token, null);
+    lease.onLost(() -> history.record(Event.LOST_NOTICE, lock, hold, token, fields("valid", lease.isValid())));
+    try {
+      FencedStore.Read read = store.read(lock, token);
+      history.record(Event.READ, lock, hold, token, fields("fenced", read.fencedOk() ? "ok" : "refused",
+          "value", read.fencedValue(), "wvalue", read.writeOnlyValue(), "uvalue", read.unfencedValue()));
+      sleep(holdMillis);
+      long sent = System.nanoTime();
+      FencedStore.Write write = store.write(lock, token, read, hold);
+      history.record(Event.WRITE, lock, hold, token, fields("fenced", outcome(write.fenced()),
+          "wonly", outcome(write.writeOnly()), "base", read.fencedOk() ? read.fencedValue() : null, "sent", sent));
+    } catch (RuntimeException e) {
+      history.record(Event.STORE_FAILED, lock, hold, token, fields("error", String.valueOf(e.getMessage())));
+    }
+    history.record(Event.RELEASE_SENT, lock, hold, token, fields("valid", lease.isValid()));
+    try {
+      lease.close();
+      history.record(Event.RELEASED, lock, hold, token, null);
+    } catch (LockLostException e) {
+      history.record(Event.RELEASE_LOST, lock, hold, token, fields("error", e.getMessage()));
+    } catch (RelockException e) {
+      history.record(Event.RELEASE_FAILED, lock, hold, token, fields("error", e.getMessage()));
+    }
+  }
+
+  private static String outcome(int code) {
+    return switch (code) {
+      case 1 -> "accepted";
+      case 0 -> "refused";
+      default -> "skipped";
+    };
+  }
+
+  private static void sleep(long millis) {
+    try {
+      TimeUnit.MILLISECONDS.sleep(millis);  // the work done under the lock, or a pause between sections
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package io.relock.torture;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One acquisition by one worker thread, rebuilt from the history: when it was asked for and
+ * granted, what the critical section did, and how it ended. Its interval, from {@link #acquired}
+ * to {@link #end}, is the time the worker acted as the holder: until it called {@code close()},
+ * or until its process was killed.
+ */
+final class Hold {
+  final String id;
+  final String lock;
+  final String proc;
+  final long sent;
+  final boolean fixedLease;
+  /** Monotonic time of the grant, or -1 if the acquisition failed. */
+  long acquired = -1;
+  long token;
+  Event read;
+  Event write;
+  /** Monotonic time close() was called, or -1. */
+  long releaseSent = -1;
+  /** isValid() just before close(), if it got that far. */
+  Boolean validAtRelease;
+  /** released, release_lost or release_failed; null if close() never returned. */
+  String outcome;
+  /** Monotonic time of the onLost notice, or -1. */
+  long lostNotice = -1;
+  /** Monotonic time the process was killed while holding, or -1. */
+  long killed = -1;
+  /** End of the interval; see the class comment. */
+  long end;
+
+  private Hold(String id, String lock, String proc, long sent, boolean fixedLease) {
+    this.id = id;
+    this.lock = lock;
+    this.proc = proc;
+    this.sent = sent;
+    this.fixedLease = fixedLease;
+  }
+
+  boolean wasAcquired() {
+    return acquired >= 0;
+  }
+
+  boolean overlaps(Hold other) {
+    return wasAcquired() && other.wasAcquired() && acquired < other.end && other.acquired < end;
+  }
+
+  @Override
+  public String toString() {
+    return id + " (token " + token + ")";
+  }
+
+  /**
+   * The holds of a history, granted ones ordered by grant time. A hold that never released gets
+   * the kill time of its process as its end, or else the last event of its process.
+   */
+  static List<Hold> from(History history) {
+    Map<String, Hold> holds = new LinkedHashMap<>();
+    Map<String, Long> killedAt = new HashMap<>();
+    Map<String, Long> lastEventOf = new HashMap<>();
+    for (Event e : history.events()) {
+      if (e.kind().equals(Event.KILLED)) {
+        killedAt.putIfAbsent(e.text("target"), e.monoNanos());
+        continue;
+      }
+      lastEventOf.put(e.proc(), e.monoNanos());
+      if (e.hold() == null) {
+        continue;
+      }
+      if (e.kind().equals(Event.ACQUIRE_SENT)) {
+        holds.put(e.hold(), new Hold(e.hold(), e.lock(), e.proc(), e.monoNanos(), "fixed".equals(e.text("lease"))));
+        continue;
+      }
+      Hold h = holds.get(e.hold());
+      if (h == null) {
+        continue;
+      }
+      switch (e.kind()) {
+        case Event.ACQUIRED -> {
+          h.acquired = e.monoNanos();
+          h.token = e.token();
+        }
+        case Event.READ -> h.read = e;
+        case Event.WRITE -> h.write = e;
+        case Event.LOST_NOTICE -> h.lostNotice = e.monoNanos();
+        case Event.RELEASE_SENT -> {
+          h.releaseSent = e.monoNanos();
+          h.validAtRelease = e.flag("valid");
+        }
+        case Event.RELEASED, Event.RELEASE_LOST, Event.RELEASE_FAILED -> h.outcome = e.kind();
+        default -> { }
+      }
+    }
+    List<Hold> granted = new ArrayList<>();
+    for (Hold h : holds.values()) {
+      if (!h.wasAcquired()) {
+        continue;
+      }
+      if (h.releaseSent >= 0) {
+        h.end = h.releaseSent;
+      } else if (killedAt.containsKey(h.proc)) {
+        h.killed = killedAt.get(h.proc);
+        h.end = Math.max(h.acquired, h.killed);
+      } else {
+        h.end = lastEventOf.getOrDefault(h.proc, h.acquired);
+      }
+      granted.add(h);
+    }
+    granted.sort(Comparator.comparingLong((Hold h) -> h.acquired));
+    return granted;
+  }
+}

@@ -1,0 +1,96 @@
+package io.relock.torture;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * One fault the nemesis injects: which, after how long a quiet gap, for how long, and on whom.
+ * A run's steps are drawn up front from a seeded {@link Random} ({@link #schedule}), so a seed
+ * reproduces the schedule; which process holds a lock when a step fires, and so the exact
+ * interleavings, still depend on timing.
+ *
+ * @param fault a single fault (never NONE or COMBINED)
+ * @param gapBefore quiet time before the fault
+ * @param length how long the fault lasts (zero for a kill or a restart, which are instants)
+ * @param pick chooses the target among the candidates found when the step fires (modulo their number)
+ * @param latency the added latency of a DELAY step
+ * @param allWorkers whether a DELAY step slows every worker rather than one
+ * @param overlay latency added to every worker during the step as well (combined runs), or zero
+ */
+record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration latency, boolean allWorkers,
+    Duration overlay) {
+
+  /** The steps of a run of {@code run} lasting about {@code runLength}. */
+  static List<Step> schedule(Fault run, Duration runLength, TortureSettings settings, Random random) {
+    List<Step> steps = new ArrayList<>();
+    if (run == Fault.NONE) {
+      return steps;
+    }
+    long budget = runLength.toMillis();
+    long planned = 0;
+    while (planned < budget) {
+      Fault f = run == Fault.COMBINED ? Fault.SINGLE.get(random.nextInt(Fault.SINGLE.size())) : run;
+      Step s = draw(f, settings, random, run == Fault.COMBINED);
+      steps.add(s);
+      planned += s.gapBefore.toMillis() + s.length.toMillis() + expectedExtraMillis(f, settings);
+    }
+    return steps;
+  }
+
+  private static Step draw(Fault f, TortureSettings s, Random random, boolean combined) {
+    long lease = s.lease().toMillis();
+    Duration gap = Duration.ofMillis(between(random, 500, 1500));
+    int pick = random.nextInt(1000);
+    Duration length = switch (f) {
+      // "Past its lease": 0.3 to 1.5 s longer than the lease.
+      case PAUSE_HOLDER -> Duration.ofMillis(lease + between(random, 300, 1500));
+      // About a lease: sometimes shorter (nothing is lost), sometimes longer.
+      case PAUSE_REDIS -> Duration.ofMillis(between(random, lease / 2, lease * 3 / 2 + 500));
+      case CUT_HOLDER, BLACKHOLE_HOLDER, BLACKHOLE_RESUME -> Duration.ofMillis(between(random, 300, lease * 2));
+      case DELAY -> Duration.ofMillis(between(random, 1000, 3000));
+      default -> Duration.ZERO;
+    };
+    Duration latency = f == Fault.DELAY
+        ? Duration.ofMillis(between(random, 20, s.commandTimeout().toMillis() * 6 / 10))
+        : Duration.ZERO;
+    boolean all = f == Fault.DELAY && random.nextBoolean();
+    // A kill is measured (claim d) and stays alone; other steps of a combined run get latency on top, now and then.
+    Duration overlay = combined && f != Fault.KILL_HOLDER && f != Fault.DELAY && random.nextInt(10) < 3
+        ? Duration.ofMillis(between(random, 20, 200))
+        : Duration.ZERO;
+    return new Step(f, gap, length, pick, latency, all, overlay);
+  }
+
+  private static long expectedExtraMillis(Fault f, TortureSettings s) {
+    return switch (f) {
+      case KILL_HOLDER -> s.lease().toMillis() + 2000;  // waiting for the lock, starting a replacement
+      case RESTART_REDIS -> 300;
+      default -> 0;
+    };
+  }
+
+  private static long between(Random random, long min, long max) {
+    return min + (long) (random.nextDouble() * (max - min));
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder(fault.id);
+    switch (fault) {
+      case DELAY -> s.append(' ').append(latency.toMillis()).append(" ms on ")
+          .append(allWorkers ? "every worker" : "one worker").append(" for ").append(seconds(length));
+      case KILL_HOLDER, RESTART_REDIS -> { }
+      default -> s.append(" for ").append(seconds(length));
+    }
+    if (!overlay.isZero()) {
+      s.append(", with ").append(overlay.toMillis()).append(" ms latency on every worker");
+    }
+    return s.append(", after ").append(seconds(gapBefore)).append(" quiet").toString();
+  }
+
+  static String seconds(Duration d) {
+    return String.format(java.util.Locale.ROOT, "%.2f s", d.toMillis() / 1000.0);
+  }
+}

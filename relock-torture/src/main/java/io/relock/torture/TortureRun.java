@@ -1,0 +1,98 @@
+package io.relock.torture;
+
+import io.relock.Relock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One run: fresh servers and workers, the nemesis acting for the run's length, an orderly stop,
+ * the fenced store's final state, and the checker's verdict. Everything lands in the run's
+ * directory: the histories ({@code *.jsonl}), {@code schedule.txt} and {@code report.txt}.
+ */
+final class TortureRun {
+
+  /**
+   * @param name the run's name (also its directory under {@code outDir})
+   * @param fault the run's fault
+   * @param steps the nemesis's schedule (empty for the fault-free run)
+   * @param length how long the nemesis acts; the workers run as long, plus start and stop
+   */
+  record Plan(String name, Fault fault, List<Step> steps, Duration length, long seed) {}
+
+  private TortureRun() {}
+
+  static RunResult execute(Plan plan, TortureSettings settings, Path outDir) {
+    Path runDir = outDir.resolve(plan.name());
+    deleteHistories(runDir);
+    writeLines(runDir.resolve("schedule.txt"), plan.steps().stream().map(Step::toString).toList());
+    List<String> done;
+    Map<String, FencedStore.Counters> store;
+    try (HistoryWriter log = new HistoryWriter(runDir.resolve("nemesis.jsonl"), "nemesis");
+        Cluster cluster = Cluster.start(settings, runDir, plan.seed(), log);
+        Relock probe = Relock.builder().uri(cluster.lockRedis.uri()).defaultLease(settings.lease())
+            .commandTimeout(settings.commandTimeout()).recheckInterval(settings.recheckInterval()).build()) {
+      long end = System.nanoTime() + plan.length().toNanos();
+      done = new Nemesis(cluster, probe).run(plan.steps(), end);
+      sleepUntil(end);
+      Duration patience = settings.acquireWait().plus(settings.lease()).plus(settings.commandTimeout().multipliedBy(3))
+          .plusSeconds(5);
+      cluster.stopWorkers(patience);
+      try (FencedStore s = new FencedStore(cluster.storeRedis.uri())) {
+        store = s.snapshot(settings.locks());
+      }
+    }
+    RunResult result = Checker.check(plan.name(), plan.fault(), done, History.read(runDir), store, settings);
+    List<String> report = new ArrayList<>();
+    report.add("run " + plan.name() + " (" + plan.fault().description + ")");
+    report.add("faults injected:");
+    done.forEach(d -> report.add("  " + d));
+    report.add("failures: " + (result.failures().isEmpty() ? "none" : String.join("; ", result.failures())));
+    report.add("examples:");
+    result.examples().forEach(x -> report.add("  " + x));
+    writeLines(runDir.resolve("report.txt"), report);
+    return result;
+  }
+
+  private static void deleteHistories(Path runDir) {
+    try {
+      Files.createDirectories(runDir);
+      try (var files = Files.list(runDir)) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot clear " + runDir, e);
+    }
+  }
+
+  private static void writeLines(Path file, List<String> lines) {
+    try {
+      Files.createDirectories(file.getParent());
+      Files.write(file, lines, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  private static void sleepUntil(long endNanos) {
+    long left = endNanos - System.nanoTime();
+    if (left <= 0) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(left);  // the workers keep working until the run's length is up
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package io.relock.torture;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Runs the plans one after another and prints a progress line after each. */
+final class TortureSuite {
+  private final TortureSettings settings;
+  private final Path outDir;
+  private final PrintStream console;
+  private Duration elapsed = Duration.ZERO;
+
+  TortureSuite(TortureSettings settings, Path outDir, PrintStream console) {
+    this.settings = settings;
+    this.outDir = outDir;
+    this.console = console;
+  }
+
+  List<RunResult> run(List<TortureRun.Plan> plans) {
+    List<RunResult> results = new ArrayList<>();
+    long suiteStart = System.nanoTime();
+    int n = 0;
+    for (TortureRun.Plan plan : plans) {
+      n++;
+      console.printf(Locale.ROOT, "run %d/%d %s: %d steps scheduled ...%n", n, plans.size(), plan.name(),
+          plan.steps().size());
+      long start = System.nanoTime();
+      RunResult r = TortureRun.execute(plan, settings, outDir);
+      results.add(r);
+      console.println("  " + progress(r, Duration.ofNanos(System.nanoTime() - start)));
+    }
+    elapsed = Duration.ofNanos(System.nanoTime() - suiteStart);
+    return results;
+  }
+
+  Duration elapsed() {
+    return elapsed;
+  }
+
+  static String progress(RunResult r, Duration took) {
+    LossCheck.Result l = r.losses();
+    UpdateCheck.Result u = r.updates();
+    return String.format(Locale.ROOT,
+        "%s: %d faults, %d holds, %d overlaps, %d stale ops refused, %d fenced violations, %d/%d lost holds told,"
+            + " %d unreported, %d kills (max regrant %s), %d stuck, %d/%d fenced writes lost (write-only fence %d,"
+            + " no fence %d) -> %s [%.1f s]",
+        r.run(), r.faultsDone().size(), r.holds(), r.overlaps().pairs(), r.fencing().staleRefused(),
+        r.fencing().violations(), l.lost() - l.unreported(), l.lost(), l.unreported(), r.stuck().measured(),
+        r.stuck().measured() == 0 ? "-" : r.stuck().maxMillis() + " ms", r.stuck().stuck(), u.lost(), u.accepted(),
+        u.writeOnlyLost(), u.unfencedLost(), r.failures().isEmpty() ? "ok" : "FAIL " + r.failures(),
+        took.toMillis() / 1000.0);
+  }
+}

@@ -1,0 +1,394 @@
+package io.relock.torture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The checker on hand-written histories: each violation is found, and a clean history passes. */
+class CheckerTest {
+  private static final String A = "torture-a";
+  private static final String B = "torture-b";
+
+  /** Two workers taking turns on two locks, as a healthy run looks. */
+  private static HistoryBuilder clean() {
+    return new HistoryBuilder()
+        .section("w1/0/1", A, 100, 0, 50)
+        .section("w2/0/1", A, 101, 60, 120)
+        .section("w1/1/1", B, 200, 10, 40)
+        .section("w1/0/2", A, 102, 130, 200)
+        .section("w2/1/1", B, 201, 45, 90);
+  }
+
+  @Test
+  void cleanHistory_passesEveryCheck() {
+    RunResult r = clean().check(Fault.NONE);
+
+    assertThat(r.failures()).isEmpty();
+    assertThat(r.holds()).isEqualTo(5);
+    assertThat(r.overlaps().pairs()).isZero();
+    assertThat(r.fencing().violations()).isZero();
+    assertThat(r.losses().lost()).isZero();
+    assertThat(r.updates().accepted()).isEqualTo(5);
+    assertThat(r.updates().acknowledged()).isEqualTo(5);
+    assertThat(r.updates().lost()).isZero();
+  }
+
+  @Nested
+  class Overlaps {
+    private HistoryBuilder twoHolders() {
+      // w1 is granted A, and w2 is granted A too before w1 calls close().
+      return new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .acquired("w2/0/1", A, 101, 2000)
+          .release("w2/0/1", A, 101, 2100, true, Event.RELEASED)
+          .lostNotice("w1/0/1", A, 100, 1600)
+          .release("w1/0/1", A, 100, 2500, false, Event.RELEASE_LOST);
+    }
+
+    @Test
+    void overlap_withoutFaults_failsTheRun() {
+      RunResult r = twoHolders().check(Fault.NONE);
+
+      assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(a)"));
+      assertThat(r.overlaps().examples()).singleElement().asString().contains("w1/0/1").contains("w2/0/1");
+    }
+
+    @Test
+    void overlap_underFaults_isCountedButExpected() {
+      RunResult r = twoHolders().check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void holdEndsWhenCloseIsCalled_soAHandoffIsNoOverlap() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .release("w1/0/1", A, 100, 50, true, Event.RELEASED)
+          .acquired("w2/0/1", A, 101, 40, 51, false)
+          .release("w2/0/1", A, 101, 60, true, Event.RELEASED)
+          .check(Fault.NONE);
+
+      assertThat(r.overlaps().pairs()).isZero();
+    }
+
+    @Test
+    void killedHolder_holdsUntilTheKill() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .killed("w1", A, 500)
+          .acquired("w2/0/1", A, 101, 400)
+          .release("w2/0/1", A, 101, 450, true, Event.RELEASED)
+          .check(Fault.KILL_HOLDER);
+
+      assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.losses().lost()).as("nobody is left to tell a killed holder").isZero();
+    }
+  }
+
+  @Nested
+  class Fencing {
+    @Test
+    void tokenInversion_isAViolation() {
+      // w2 asked after w1 had been granted, yet got a smaller token.
+      RunResult r = new HistoryBuilder()
+          .section("w1/0/1", A, 100, 0, 50)
+          .section("w2/0/1", A, 99, 60, 100)
+          .check(Fault.RESTART_REDIS);
+
+      assertThat(r.fencing().tokenInversions()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(b)"));
+    }
+
+    @Test
+    void concurrentRequests_mayBeGrantedInEitherOrder() {
+      // w2 asked before w1 was granted: Redis may order them either way.
+      RunResult r = new HistoryBuilder()
+          .acquired("w2/0/1", A, 99, 0, 60, false)
+          .acquired("w1/0/1", A, 100, 5, 10, false)
+          .release("w1/0/1", A, 100, 50, true, Event.RELEASED)
+          .release("w2/0/1", A, 99, 70, true, Event.RELEASED)
+          .check(Fault.NONE);
+
+      assertThat(r.fencing().tokenInversions()).isZero();
+    }
+
+    @Test
+    void staleWriteAccepted_isAViolation() {
+      // w1 (token 100) writes after w2 (token 101) had already read: a correct store refuses it.
+      HistoryBuilder h = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .read("w1/0/1", A, 100, 1, "ok", 0)
+          .acquired("w2/0/1", A, 101, 2000)
+          .read("w2/0/1", A, 101, 2001, "ok", 0)
+          .write("w2/0/1", A, 101, 2010, 2011, "accepted", 0)
+          .storeAccepts(A, 101, 0, "w2/0/1")
+          .release("w2/0/1", A, 101, 2012, true, Event.RELEASED)
+          .write("w1/0/1", A, 100, 2500, 2501, "accepted", 1)
+          .storeAccepts(A, 100, 1, "w1/0/1")
+          .release("w1/0/1", A, 100, 2502, false, Event.RELEASE_LOST)
+          .lostNotice("w1/0/1", A, 100, 1600);
+
+      RunResult r = h.check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.fencing().staleAccepted()).isEqualTo(1);
+      assertThat(r.fencing().logDisorder()).as("the log has token 100 after 101").isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(b)"));
+    }
+
+    @Test
+    void staleWriteRefused_isFencingAtWork() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .read("w1/0/1", A, 100, 1, "ok", 0)
+          .acquired("w2/0/1", A, 101, 2000)
+          .read("w2/0/1", A, 101, 2001, "ok", 0)
+          .write("w2/0/1", A, 101, 2010, 2011, "accepted", 0)
+          .storeAccepts(A, 101, 0, "w2/0/1")
+          .release("w2/0/1", A, 101, 2012, true, Event.RELEASED)
+          .write("w1/0/1", A, 100, 2500, 2501, "refused", 0)
+          .lostNotice("w1/0/1", A, 100, 1600)
+          .release("w1/0/1", A, 100, 2502, false, Event.RELEASE_LOST)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.fencing().violations()).isZero();
+      assertThat(r.fencing().staleRefused()).isEqualTo(1);
+      assertThat(r.failures()).isEmpty();
+    }
+  }
+
+  @Nested
+  class Losses {
+    /** w1 is paused past its lease (the fault window), w2 takes the lock meanwhile. */
+    private HistoryBuilder pausedHolder() {
+      return new HistoryBuilder()
+          .fault("pause-holder", "w1", 100, 2600)
+          .acquired("w1/0/1", A, 100, 0)
+          .acquired("w2/0/1", A, 101, 1700)
+          .release("w2/0/1", A, 101, 1800, true, Event.RELEASED);
+    }
+
+    @Test
+    void toldByEverySignal_isReported() {
+      RunResult r = pausedHolder()
+          .lostNotice("w1/0/1", A, 100, 2601)
+          .release("w1/0/1", A, 100, 2700, false, Event.RELEASE_LOST)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().noticed()).isEqualTo(1);
+      assertThat(r.losses().invalidBeforeClose()).isEqualTo(1);
+      assertThat(r.losses().lostAtClose()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void closeReturningNormally_isUnreported() {
+      RunResult r = pausedHolder()
+          .release("w1/0/1", A, 100, 2700, true, Event.RELEASED)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.losses().unreported()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(c)"));
+    }
+
+    @Test
+    void closeFailingWithoutLockLost_isUnreported() {
+      RunResult r = pausedHolder()
+          .release("w1/0/1", A, 100, 2700, true, Event.RELEASE_FAILED)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.losses().unreported()).isEqualTo(1);
+    }
+
+    @Test
+    void invalidByItsOwnClockButListenerNeverRan_isUnreported() {
+      RunResult r = pausedHolder()
+          .release("w1/0/1", A, 100, 2700, false, Event.RELEASE_LOST)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.losses().unreported()).isEqualTo(1);
+      assertThat(r.losses().examples()).singleElement().asString().contains("onLost never ran");
+    }
+
+    @Test
+    void lossFoundOnlyAtClose_needsNoListener() {
+      // Redis lost the lock (w2 got it) while w1's own clock still said valid: close() is the first
+      // moment relock can know, and throwing there is the documented way of telling.
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .acquired("w2/0/1", A, 101, 50)
+          .release("w2/0/1", A, 101, 60, true, Event.RELEASED)
+          .release("w1/0/1", A, 100, 80, true, Event.RELEASE_LOST)
+          .check(Fault.RESTART_REDIS);
+
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isZero();
+    }
+
+    @Test
+    void faultLongerThanTheLease_provesTheLossWithoutAnOverlap() {
+      RunResult r = new HistoryBuilder()
+          .fault("cut-holder", "w1", 100, 2200)
+          .acquired("w1/0/1", A, 100, 0)
+          .release("w1/0/1", A, 100, 2500, true, Event.RELEASED)
+          .check(Fault.CUT_HOLDER);
+
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isEqualTo(1);
+    }
+
+    @Test
+    void faultShorterThanTheLease_provesNothing() {
+      RunResult r = new HistoryBuilder()
+          .fault("cut-holder", "w1", 100, 1200)
+          .acquired("w1/0/1", A, 100, 0)
+          .release("w1/0/1", A, 100, 2500, true, Event.RELEASED)
+          .check(Fault.CUT_HOLDER);
+
+      assertThat(r.losses().lost()).isZero();
+    }
+
+    @Test
+    void fixedLeaseOutlived_isLost() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0, 1, true)
+          .release("w1/0/1", A, 100, 2500, false, Event.RELEASE_LOST)
+          .lostNotice("w1/0/1", A, 100, 1500)
+          .check(Fault.NONE);
+
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isZero();
+    }
+  }
+
+  @Nested
+  class StuckLocks {
+    private HistoryBuilder killedHolder() {
+      return new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .killed("w1", A, 100);
+    }
+
+    @Test
+    void lockGrantedWithinLeasePlusBound_isFine() {
+      RunResult r = killedHolder()
+          .acquired("w2/0/1", A, 101, 1700)
+          .release("w2/0/1", A, 101, 1750, true, Event.RELEASED)
+          .check(Fault.KILL_HOLDER);
+
+      assertThat(r.stuck().measured()).isEqualTo(1);
+      assertThat(r.stuck().maxMillis()).isEqualTo(1600);
+      assertThat(r.stuck().stuck()).isZero();
+    }
+
+    @Test
+    void probeCountsAsTheNextHolder() {
+      RunResult r = killedHolder().probe(A, 1900, "acquired").check(Fault.KILL_HOLDER);
+
+      assertThat(r.stuck().maxMillis()).isEqualTo(1800);
+      assertThat(r.stuck().stuck()).isZero();
+    }
+
+    @Test
+    void lockGrantedOnlyAfterTheLimit_isStuck() {
+      // limit: lease 1500 ms + 1 s + recheck interval 1 s = 3500 ms after the kill
+      RunResult r = killedHolder()
+          .acquired("w2/0/1", A, 101, 3700)
+          .release("w2/0/1", A, 101, 3750, true, Event.RELEASED)
+          .check(Fault.KILL_HOLDER);
+
+      assertThat(r.stuck().stuck()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(d)"));
+    }
+
+    @Test
+    void lockNeverGrantedAgain_isStuck() {
+      RunResult r = killedHolder().probe(A, 7000, "timeout").check(Fault.KILL_HOLDER);
+
+      assertThat(r.stuck().stuck()).isEqualTo(1);
+      assertThat(r.stuck().examples()).singleElement().asString().contains("never granted again");
+    }
+
+    @Test
+    void theVictimsOwnLaterGrants_doNotCount() {
+      // A grant recorded by the killed process (e.g. a reply that arrived as it died) is no availability.
+      RunResult r = killedHolder()
+          .acquired("w1/1/1", A, 101, 200)
+          .probe(A, 4000, "acquired")
+          .check(Fault.KILL_HOLDER);
+
+      assertThat(r.stuck().stuck()).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  class LostUpdates {
+    @Test
+    void twoAcceptedWritesOnTheSameRead_loseOne() {
+      // Both read 0 and both writes were accepted (as a write-only fence would): the counter is 1, not 2.
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0)
+          .read("w1/0/1", A, 100, 1, "ok", 0)
+          .acquired("w2/0/1", A, 101, 2000)
+          .read("w2/0/1", A, 101, 2001, "ok", 0)
+          .write("w1/0/1", A, 100, 2500, 2501, "accepted", 0)
+          .storeAccepts(A, 100, 0, "w1/0/1")
+          .write("w2/0/1", A, 101, 2600, 2601, "accepted", 0)
+          .storeAccepts(A, 101, 0, "w2/0/1")
+          .release("w1/0/1", A, 100, 2502, false, Event.RELEASE_LOST)
+          .lostNotice("w1/0/1", A, 100, 1600)
+          .release("w2/0/1", A, 101, 2602, true, Event.RELEASED)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.updates().lost()).isEqualTo(1);
+      assertThat(r.updates().examples()).singleElement().asString().contains("w1/0/1");
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(e)"));
+    }
+
+    @Test
+    void acknowledgedWriteMissingFromTheStore_isLost() {
+      RunResult r = clean()
+          .acquired("w2/0/9", B, 300, 300)
+          .read("w2/0/9", B, 300, 301, "ok", 2)
+          .write("w2/0/9", B, 300, 310, 311, "accepted", 2)
+          .release("w2/0/9", B, 300, 312, true, Event.RELEASED)
+          .check(Fault.NONE);
+
+      assertThat(r.updates().lost()).isEqualTo(1);
+      assertThat(r.updates().examples()).singleElement().asString().contains("no record");
+    }
+
+    @Test
+    void controlCounters_areReportedButNeverFail() {
+      RunResult r = clean().controls(A, 3, 1).check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.updates().writeOnlyLost()).isEqualTo(2);
+      assertThat(r.updates().unfencedLost()).isEqualTo(2);
+      assertThat(r.failures()).isEmpty();
+    }
+  }
+
+  @Nested
+  class Harness {
+    @Test
+    void unexpectedException_failsTheRun() {
+      RunResult r = clean().event(300, "w1", Event.UNEXPECTED, A, "w1/0/3",
+          HistoryWriter.fields("error", "java.lang.IndexOutOfBoundsException")).check(Fault.NONE);
+
+      assertThat(r.failures()).anyMatch(f -> f.contains("IndexOutOfBoundsException"));
+    }
+
+    @Test
+    void faultRunWithoutFaults_testedNothing() {
+      RunResult r = Checker.check("test", Fault.PAUSE_HOLDER, java.util.List.of(), clean().history(),
+          clean().store(), TortureSettings.shortRun());
+
+      assertThat(r.failures()).anyMatch(f -> f.contains("injected no fault"));
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package io.relock.torture;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Hand-written histories for checker tests. Times are milliseconds since the run began; holds are
+ * named like the workers name them ({@code w1/0/1}); the fenced store's state is kept alongside,
+ * as a correct store would keep it unless a test says otherwise.
+ */
+final class HistoryBuilder {
+  private final List<Event> events = new ArrayList<>();
+  private final Map<String, List<FencedStore.LoggedWrite>> logs = new LinkedHashMap<>();
+  private final Map<String, Long> values = new HashMap<>();
+  private final Map<String, Long> controlWrites = new HashMap<>();
+  private final Map<String, Long> controlValues = new HashMap<>();
+
+  private static long mono(long ms) {
+    return 1_000_000_000L + ms * 1_000_000L;
+  }
+
+  private Event add(long ms, String proc, String kind, String lock, String hold, long token, Map<String, Object> data) {
+    Event e = new Event(1_700_000_000_000L + ms, mono(ms), 100, proc, proc + "-t0", kind, lock, hold, token, data);
+    events.add(e);
+    return e;
+  }
+
+  private static String proc(String hold) {
+    return hold.substring(0, hold.indexOf('/'));
+  }
+
+  /**
+   * A complete critical section that behaves: acquired, fenced read and write accepted (the store
+   * advances), released.
+   */
+  HistoryBuilder section(String hold, String lock, long token, long from, long to) {
+    acquired(hold, lock, token, from);
+    long base = values.getOrDefault(lock, 0L);
+    read(hold, lock, token, from + 1, "ok", base);
+    write(hold, lock, token, to - 2, to - 1, "accepted", base);
+    storeAccepts(lock, token, base, hold);
+    release(hold, lock, token, to, true, Event.RELEASED);
+    return this;
+  }
+
+  HistoryBuilder acquired(String hold, String lock, long token, long at) {
+    return acquired(hold, lock, token, at - 1, at, false);
+  }
+
+  HistoryBuilder acquired(String hold, String lock, long token, long sentAt, long at, boolean fixedLease) {
+    add(sentAt, proc(hold), Event.ACQUIRE_SENT, lock, hold, 0, HistoryWriter.fields("lease", fixedLease ? "fixed" : "watchdog"));
+    add(at, proc(hold), Event.ACQUIRED, lock, hold, token, null);
+    return this;
+  }
+
+  HistoryBuilder read(String hold, String lock, long token, long at, String fenced, long value) {
+    add(at, proc(hold), Event.READ, lock, hold, token, HistoryWriter.fields("fenced", fenced, "value", value,
+        "wvalue", value, "uvalue", value));
+    return this;
+  }
+
+  HistoryBuilder write(String hold, String lock, long token, long sentAt, long at, String fenced, long base) {
+    add(at, proc(hold), Event.WRITE, lock, hold, token, HistoryWriter.fields("fenced", fenced, "wonly", "accepted",
+        "base", base, "sent", mono(sentAt)));
+    return this;
+  }
+
+  HistoryBuilder release(String hold, String lock, long token, long at, boolean valid, String outcome) {
+    add(at, proc(hold), Event.RELEASE_SENT, lock, hold, token, HistoryWriter.fields("valid", valid));
+    add(at + 1, proc(hold), outcome, lock, hold, token, null);
+    return this;
+  }
+
+  HistoryBuilder lostNotice(String hold, String lock, long token, long at) {
+    add(at, proc(hold), Event.LOST_NOTICE, lock, hold, token, HistoryWriter.fields("valid", false));
+    return this;
+  }
+
+  HistoryBuilder fault(String fault, String target, long from, long to) {
+    add(from, "nemesis", Event.FAULT_START, null, null, 0, HistoryWriter.fields("fault", fault, "target", target));
+    add(to, "nemesis", Event.FAULT_END, null, null, 0, HistoryWriter.fields("fault", fault, "target", target));
+    return this;
+  }
+
+  HistoryBuilder killed(String proc, String lock, long at) {
+    add(at, "nemesis", Event.KILLED, lock, null, 0, HistoryWriter.fields("target", proc, "reason", "nemesis"));
+    return this;
+  }
+
+  HistoryBuilder probe(String lock, long at, String result) {
+    add(at, "nemesis", Event.PROBE, lock, null, 0, HistoryWriter.fields("result", result));
+    return this;
+  }
+
+  HistoryBuilder event(long at, String proc, String kind, String lock, String hold, Map<String, Object> data) {
+    add(at, proc, kind, lock, hold, 0, data);
+    return this;
+  }
+
+  /** The store accepts a fenced write: logged, and the counter set to what the writer read plus one. */
+  HistoryBuilder storeAccepts(String lock, long token, long base, String hold) {
+    logs.computeIfAbsent(lock, l -> new ArrayList<>()).add(new FencedStore.LoggedWrite(token, base, hold));
+    values.put(lock, base + 1);
+    return this;
+  }
+
+  /** The control counters saw {@code writes} writes but only reached {@code value}. */
+  HistoryBuilder controls(String lock, long writes, long value) {
+    controlWrites.put(lock, writes);
+    controlValues.put(lock, value);
+    return this;
+  }
+
+  History history() {
+    return History.of(events);
+  }
+
+  Map<String, FencedStore.Counters> store() {
+    Map<String, FencedStore.Counters> store = new LinkedHashMap<>();
+    for (String lock : logs.keySet()) {
+      List<FencedStore.LoggedWrite> log = logs.get(lock);
+      long w = controlWrites.getOrDefault(lock, (long) log.size());
+      long v = controlValues.getOrDefault(lock, (long) log.size());
+      store.put(lock, new FencedStore.Counters(values.getOrDefault(lock, 0L), log.size(), List.copyOf(log), v, w, v, w));
+    }
+    return store;
+  }
+
+  RunResult check(Fault fault) {
+    return Checker.check("test", fault, fault == Fault.NONE ? List.of() : List.of("a fault"), history(), store(),
+        TortureSettings.shortRun());
+  }
+}
