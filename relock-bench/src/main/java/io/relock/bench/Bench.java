@@ -28,6 +28,7 @@ final class Bench {
   private final PrintStream log;
   /** Whether the next window is the first in fresh JVMs, which need longer to warm up. */
   private boolean firstWindow;
+  private final long began = System.nanoTime();
 
   Bench(BenchRedis redis, BenchSettings settings, List<Implementation> implementations, Path logDir,
       PrintStream log) {
@@ -39,29 +40,41 @@ final class Bench {
   }
 
   /**
-   * Scenarios 1 and 2, in one worker JVM per implementation: each thread on a key of its own,
-   * for each thread count; then (if the implementation can wait) all threads on one key.
+   * Scenarios 1, 2 and 3 (with 5), each implementation in turn in worker JVMs of its own: the
+   * first worker alone runs scenario 1 (each thread on a key of its own, for each thread count)
+   * and 2 (all threads on one key); then all workers run scenario 3 (all threads of all
+   * processes on one key). Workers that did not run yet get the longer warm-up.
    */
-  void inOneJvm(boolean uncontended, boolean contended, List<Row> rows) {
+  void loadScenarios(boolean uncontended, boolean contendedInJvm, boolean acrossProcesses, List<Row> rows) {
     for (Implementation impl : implementations) {
-      if (!uncontended && !(contended && impl.waits())) {
+      boolean s1 = uncontended;
+      boolean s2 = contendedInJvm && impl.waits();
+      boolean s3 = acrossProcesses && impl.waits();
+      if (!s1 && !s2 && !s3) {
         continue;
       }
-      inFreshWorkers(uncontended ? Results.UNCONTENDED : Results.CONTENDED_JVM, impl, 1, workers -> {
-        if (uncontended) {
+      inFreshWorkers(impl, s3 ? settings.processes() : 1, workers -> {
+        List<WorkerProcess> first = workers.subList(0, 1);
+        if (s1) {
           List<Row> windows = new ArrayList<>();
           for (int threads : settings.uncontendedThreads()) {
-            windows.add(measure(Results.UNCONTENDED, impl, workers, ownKeys(threads)));
+            windows.add(measure(Results.UNCONTENDED, impl, first, ownKeys(threads)));
           }
           // One calibration for all thread counts: the same code paths run, only more often.
           int calibrationThreads = settings.uncontendedThreads().contains(8) ? 8
               : settings.uncontendedThreads().get(settings.uncontendedThreads().size() - 1);
-          CallSplit split = calibrate(workers, ownKeys(calibrationThreads));
+          CallSplit split = calibrate(first, ownKeys(calibrationThreads));
           windows.forEach(w -> rows.add(done(w.withSplit(split))));
         }
-        if (contended && impl.waits()) {
+        if (s2) {
           List<String> keys = Collections.nCopies(settings.contendedThreads(), "c1");
-          Row window = measure(Results.CONTENDED_JVM, impl, workers, keys);
+          Row window = measure(Results.CONTENDED_JVM, impl, first, keys);
+          rows.add(done(window.withSplit(calibrate(first, keys))));
+        }
+        if (s3) {
+          firstWindow = workers.size() > 1 || !(s1 || s2);
+          List<String> keys = Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p");
+          Row window = measure(Results.CONTENDED_PROCESSES, impl, workers, keys);
           rows.add(done(window.withSplit(calibrate(workers, keys))));
         }
       });
@@ -76,29 +89,16 @@ final class Bench {
     return keys;
   }
 
-  /** Scenarios 3 and 5: several worker processes, all threads on one key. */
-  List<Row> contendedAcrossProcesses() {
-    List<Row> rows = new ArrayList<>();
-    for (Implementation impl : waiting()) {
-      inFreshWorkers(Results.CONTENDED_PROCESSES, impl, settings.processes(), workers -> {
-        List<String> keys = Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p");
-        Row window = measure(Results.CONTENDED_PROCESSES, impl, workers, keys);
-        rows.add(done(window.withSplit(calibrate(workers, keys))));
-      });
-    }
-    return rows;
-  }
-
   /**
    * Starts {@code count} worker JVMs, opens a client of {@code impl} in each, runs {@code body},
    * and stops them. Every implementation gets JVMs of its own, so none inherits code another one
    * warmed up (Lettuce, Redisson and Spring share Netty) and client CPU is the client's alone.
    */
-  private void inFreshWorkers(String scenario, Implementation impl, int count, Consumer<List<WorkerProcess>> body) {
+  private void inFreshWorkers(Implementation impl, int count, Consumer<List<WorkerProcess>> body) {
     List<WorkerProcess> workers = new ArrayList<>();
     try {
       for (int p = 0; p < count; p++) {
-        String name = scenario + "-" + impl.id() + "-" + p;
+        String name = impl.id() + "-" + p;
         workers.add(WorkerProcess.start(name, redis.uri(), logDir.resolve(name + ".log")));
       }
       for (WorkerProcess w : workers) {
@@ -112,7 +112,7 @@ final class Bench {
       }
       workers.forEach(w -> w.await(WORKER_TIMEOUT));
     } catch (RuntimeException e) {
-      failed(scenario, impl, e);
+      failed("load scenarios", impl, e);
     } finally {
       workers.forEach(WorkerProcess::close);
     }
@@ -234,8 +234,8 @@ final class Bench {
             Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
             keysAtStart, keysAtEnd, split);
         rows.add(row);
-        log.printf(Locale.ROOT, "  held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB%n",
-            impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6);
+        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB%n",
+            elapsed(), impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6);
       } catch (RuntimeException e) {
         failed("held", impl, e);
       }
@@ -249,9 +249,14 @@ final class Bench {
   }
 
   private void progress(Row r) {
-    log.printf(Locale.ROOT, "  %-19s %-14s %dx%-3d %9.0f acq/s  p50 %7.3f  p99 %8.3f  max %8.1f ms  %5.1f calls/acq%s%n",
-        r.scenario, r.impl.id(), r.processes, r.threadsPerProcess, r.perSecond(), r.millis(50), r.millis(99),
+    log.printf(Locale.ROOT, "%s %-19s %-14s %dx%-3d %9.0f acq/s  p50 %7.3f  p99 %8.3f  max %8.1f ms  %5.1f calls/acq%s%n",
+        elapsed(), r.scenario, r.impl.id(), r.processes, r.threadsPerProcess, r.perSecond(), r.millis(50), r.millis(99),
         r.maxMillis(), r.callsPerAcquisition(), r.errors > 0 ? "  errors " + r.errors + ": " + r.firstError : "");
+  }
+
+  /** Seconds since the bench began, as a prefix for progress lines. */
+  private String elapsed() {
+    return String.format(Locale.ROOT, "[%4.0fs]", (System.nanoTime() - began) / 1e9);
   }
 
   private void failed(String scenario, Implementation impl, RuntimeException e) {

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
         + " Writes JSON and a PNG chart and ends with one 'bench: ...' line.")
 public final class BenchMain implements Callable<Integer> {
 
-  @Option(names = "--short", description = "A run of about a minute and a half: 8 threads only, shorter phases,"
+  @Option(names = "--short", description = "A run of about a minute and a quarter: 8 threads only, shorter phases,"
       + " no contended-1jvm scenario, held locks for 4 s instead of 60 s.")
   boolean shortRun;
 
@@ -107,14 +107,12 @@ public final class BenchMain implements Callable<Integer> {
       List<Row> rows = new ArrayList<>();
       List<HeldRow> held = new ArrayList<>();
       boolean uncontended = runScenarios.contains("uncontended");
-      boolean contended = runScenarios.contains("contended-1jvm");
-      if (uncontended || contended) {
-        log.println("scenarios 1 and 2: uncontended, contended in one JVM (one worker JVM per implementation)");
-        bench.inOneJvm(uncontended, contended, rows);
-      }
-      if (runScenarios.contains("contended-processes")) {
-        log.println("scenarios 3 and 5: contended across processes, fairness");
-        rows.addAll(bench.contendedAcrossProcesses());
+      boolean contendedInJvm = runScenarios.contains("contended-1jvm");
+      boolean acrossProcesses = runScenarios.contains("contended-processes");
+      if (uncontended || contendedInJvm || acrossProcesses) {
+        log.println("scenarios 1, 2, 3 and 5 (" + String.join(", ", runScenarios.stream().filter(x -> !x.equals("held")).toList())
+            + "), each implementation in turn, in worker JVMs of its own");
+        bench.loadScenarios(uncontended, contendedInJvm, acrossProcesses, rows);
       }
       if (runScenarios.contains("held")) {
         log.println("scenario 4: held locks");

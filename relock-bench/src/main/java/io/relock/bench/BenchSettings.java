@@ -25,18 +25,18 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
 
   /** The whole set: at most five minutes on two cores. */
   static BenchSettings full() {
-    return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(1500), Duration.ofMillis(750),
+    return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(1500), Duration.ofMillis(500),
         Duration.ofMillis(2000), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /**
-   * About a minute and a half: 8 threads only where the full run tries 1, 8 and 64; shorter
+   * About a minute and a quarter: 8 threads only where the full run tries 1, 8 and 64; shorter
    * windows; locks held for 4 s under a 3 s lease (a renewal tick every second) instead of 60 s
    * under 30 s (a tick every 10 s): fewer ticks, each costing the same. The caller leaves out the
    * contended-in-one-JVM scenario.
    */
   static BenchSettings shortRun() {
-    return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(600), Duration.ofMillis(400),
+    return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(1000), Duration.ofMillis(400),
         Duration.ofMillis(1500), 10_000, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(30));
   }
 
