@@ -209,6 +209,7 @@ final class Bench {
           logDir.resolve("held-" + impl.id() + ".log"))) {
         w.call(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.heldLease().toMillis()),
             WORKER_TIMEOUT);
+        Map<String, Object> opened = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
         Map<String, Object> hold = w.call(Map.of("cmd", "hold", "count", settings.heldLocks(), "threads", 8),
             WORKER_TIMEOUT);
         long keysAtStart = redis.dbSize();
@@ -232,10 +233,11 @@ final class Bench {
             ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
             (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
             Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
-            keysAtStart, keysAtEnd, split);
+            ((Number) opened.get("heap_bytes")).longValue(), keysAtStart, keysAtEnd, split);
         rows.add(row);
-        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB%n",
-            elapsed(), impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6);
+        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB (%.0f bytes per lock)%n",
+            elapsed(), impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6,
+            row.bytesPerLock());
       } catch (RuntimeException e) {
         failed("held", impl, e);
       }

@@ -96,8 +96,9 @@ final class DocsWriter {
           only).
         - **Held locks** (scenario 4): each implementation with a watchdog holds the locks in a
           fresh worker JVM; the window counts client calls per second and per renewal period
-          (a third of the lease), and the worker's heap after GC minus its heap before the client
-          was created.
+          (a third of the lease), with `MONITOR` over the whole window telling client calls from
+          script commands; client heap is the worker's heap after GC minus its heap before the
+          client was created, and heap per lock leaves out the connected client's own heap.
         """);
     return md.toString();
   }

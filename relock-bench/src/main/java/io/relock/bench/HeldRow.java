@@ -5,11 +5,13 @@ import java.util.Map;
 
 /**
  * The held-locks scenario for one implementation: {@code locks} locks held under the watchdog for
- * {@code seconds}, in a worker process of its own. Client and script calls are told apart by
+ * {@code seconds}, in a worker process of its own. Heap figures are the worker's heap after GC
+ * minus its heap before the client was created ({@code idleClientHeapBytes}: right after it
+ * connected, before it took any lock). Client and script calls are told apart by
  * {@code MONITOR} over the whole window (the call rate is low enough not to matter).
  */
 record HeldRow(Implementation impl, int locks, double seconds, double renewalTickSeconds,
-    double acquireSeconds, RedisInfo.Delta redis, double clientCpuSeconds, long heapBytes,
+    double acquireSeconds, RedisInfo.Delta redis, double clientCpuSeconds, long heapBytes, long idleClientHeapBytes,
     long keysAtStart, long keysAtEnd, CallSplit split) {
 
   long clientCalls() {
@@ -29,6 +31,11 @@ record HeldRow(Implementation impl, int locks, double seconds, double renewalTic
     return clientCalls() / (seconds / renewalTickSeconds);
   }
 
+  /** Heap per held lock: the heap holding them minus the connected client's heap before. */
+  double bytesPerLock() {
+    return (double) (heapBytes - idleClientHeapBytes) / locks;
+  }
+
   Map<String, Object> toJson() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("scenario", "held");
@@ -44,6 +51,8 @@ record HeldRow(Implementation impl, int locks, double seconds, double renewalTic
     m.put("redis_cpu_s", redis.redisCpuSeconds());
     m.put("client_cpu_s", clientCpuSeconds);
     m.put("client_heap_bytes", heapBytes);
+    m.put("idle_client_heap_bytes", idleClientHeapBytes);
+    m.put("heap_bytes_per_lock", bytesPerLock());
     m.put("keys_at_start", keysAtStart);
     m.put("keys_at_end", keysAtEnd);
     m.put("commands", redis.withoutHarness());

@@ -160,11 +160,11 @@ final class Results {
           settings.heldLocks(), settings.holdFor().toMillis() / 1000.0, settings.heldLease().toSeconds(),
           settings.renewalTick().toMillis() / 1000.0),
           List.of("implementation", "calls/s", "calls per renewal tick", "script cmds/s", "Redis CPU s",
-              "client CPU s", "client heap MB", "acquire all s", "keys start/end"));
+              "client CPU s", "client heap MB", "heap bytes/lock", "acquire all s", "keys start/end"));
       for (HeldRow h : held) {
         t.add(h.impl().id(), num(h.callsPerSecond(), 1), num(h.callsPerTick(), 1),
             num(h.scriptCalls() / h.seconds(), 1),
-            num(h.redis().redisCpuSeconds(), 2), num(h.clientCpuSeconds(), 2), num(h.heapBytes() / 1e6, 1),
+            num(h.redis().redisCpuSeconds(), 2), num(h.clientCpuSeconds(), 2), num(h.heapBytes() / 1e6, 1), num(h.bytesPerLock(), 0),
             num(h.acquireSeconds(), 1), h.keysAtStart() + "/" + h.keysAtEnd());
       }
       tables.add(t);
