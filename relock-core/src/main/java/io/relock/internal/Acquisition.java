@@ -101,6 +101,11 @@ final class Acquisition {
     return inRedis;
   }
 
+  /** Whether this waiter has its entry in the Redis queue and is still waiting. */
+  synchronized boolean isQueuedInRedis() {
+    return inRedis && !done;
+  }
+
   private void localDeadline() {
     synchronized (this) {
       if (done || inRedis) {
@@ -184,6 +189,14 @@ final class Acquisition {
       }
       timer = engine.scheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     }
+  }
+
+  /**
+   * A release by another owner of this client passed the lock straight to this waiter; the lease
+   * started no earlier than that release was sent.
+   */
+  void passed(long token, long releaseSentNanos) {
+    succeed(token, Math.max(releaseSentNanos, grantNoEarlierThan), 1, false);
   }
 
   /** Delivered by the notification listener: the previous holder's release handed us the lock. */

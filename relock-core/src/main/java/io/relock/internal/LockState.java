@@ -14,6 +14,8 @@ final class LockState {
   private final ArrayDeque<Acquisition> waiting = new ArrayDeque<>();
   private final Map<Long, HeldLease> threadHolds = new HashMap<>();
   private boolean retired;
+  /** Releases in a row that passed the lock straight to a waiter of this client. */
+  private int passes;
 
   LockState(LockKeys keys) {
     this.keys = keys;
@@ -42,6 +44,28 @@ final class LockState {
     return wasHead ? waiting.peekFirst() : null;
   }
 
+  /**
+   * The waiter a release may pass the lock to without leaving this client: the local head, if it
+   * is queued in Redis and still waiting. Null if there is none.
+   */
+  synchronized Acquisition successor() {
+    Acquisition head = waiting.peekFirst();
+    return head != null && head.isQueuedInRedis() ? head : null;
+  }
+
+  /**
+   * Whether the next pass may jump ahead of other clients' waiters: at most {@code limit} times in
+   * a row, so that a busy client cannot keep the lock from the others.
+   */
+  synchronized boolean mayPassAhead(int limit) {
+    return passes < limit;
+  }
+
+  /** Records how a release ended: passed within this client, or out of it. */
+  synchronized void released(boolean passedWithin) {
+    passes = passedWithin ? passes + 1 : 0;
+  }
+
   synchronized HeldLease threadHold(long threadId) {
     return threadHolds.get(threadId);
   }
@@ -56,7 +80,7 @@ final class LockState {
 
   /** Retires the state if idle; returns whether it did. */
   synchronized boolean retireIfIdle() {
-    if (!retired && waiting.isEmpty() && threadHolds.isEmpty()) {
+    if (!retired && waiting.isEmpty() && threadHolds.isEmpty() && passes == 0) {
       retired = true;
     }
     return retired;

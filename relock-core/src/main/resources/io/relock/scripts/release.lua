@@ -4,11 +4,15 @@
 -- ARGV[1] owner id of the caller
 -- ARGV[2] how long the fence key is kept after its last use, in milliseconds
 -- ARGV[3] '1' to release every hold at once (closing a lost or abandoned hold), else '0'
+-- ARGV[4] a queued owner of the caller's own client to pass the lock to directly, or ''
+-- ARGV[5] '1' to pass to ARGV[4] even if others queued first; '0' to pass only if it is first in
+--         line (the client bounds how often in a row it says '1', so other clients get turns)
 --
 -- Returns {code, n}:
 --   { 1, count}  one hold released, the caller still holds the lock count times
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
+--   { 3, token}  passed to the owner named in ARGV[4], with this new fencing token
 --   { 0, 0}      held by another owner: not touched
 --   {-1, 0}      nobody holds it (the caller's lease expired)
 
@@ -28,8 +32,24 @@ end
 if count > 0 then
   return {1, count}
 end
-redis.call('DEL', KEYS[1])
 local now_ms, now_us = server_time()
+local successor = ARGV[4] or ''
+if successor ~= '' then
+  local entry = redis.call('HGET', KEYS[4], successor)
+  local live = entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms
+  if live and ARGV[5] ~= '1' then
+    live = first_live_waiter(now_ms) == successor
+  end
+  if live then
+    -- Within one client: no notification needed, the caller completes the successor itself.
+    forget_waiter(successor)
+    local token = string.format('%d', next_token(now_us, ARGV[2]))
+    redis.call('HSET', KEYS[1], 'o', successor, 'c', 1, 't', token)
+    redis.call('PEXPIRE', KEYS[1], string.match(entry, '^%d+ (%d+) '))
+    return {3, tonumber(token)}
+  end
+end
+redis.call('DEL', KEYS[1])
 if grant_next(now_ms, now_us, ARGV[2]) then
   return {2, 1}
 end

@@ -65,6 +65,60 @@ public abstract class WaitingContract extends RelockContract {
   }
 
   @Test
+  void releaseWithinAClient_passesTheLockToItsNextWaiter_withoutANotification() {
+    Relock relock = client();
+    LockLease first = relock.lock("passed").acquire(Duration.ZERO);
+    CompletableFuture<LockLease> second = relock.lock("passed").acquireAsync(PATIENCE);
+    awaitQueued("passed", 1);
+    redis("CONFIG", "RESETSTAT");
+    first.close();
+    LockLease got = second.join();
+    assertThat(got.fencingToken()).isGreaterThan(first.fencingToken());
+    assertThat(redis("HGET", lockKey("passed"), "t")).isEqualTo(Long.toString(got.fencingToken()));
+    assertThat(scriptCalls()).as("one release call that also passes the lock on").isEqualTo(1);
+    assertThat(commandCalls("publish")).as("no notification needed").isZero();
+    got.close();
+    assertNoWaiters("passed");
+  }
+
+  @Test
+  void passingWithinABusyClient_isBounded_soAnotherClientsWaiterGetsItsTurn() throws Exception {
+    Relock busy = client();
+    java.util.concurrent.atomic.AtomicLong busyAcquisitions = new java.util.concurrent.atomic.AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> loopers = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Thread t = new Thread(() -> {
+        while (!stop.get()) {
+          try (LockLease lease = busy.lock("shared-hot").acquire(PATIENCE)) {
+            busyAcquisitions.incrementAndGet();
+          }
+        }
+      });
+      t.start();
+      loopers.add(t);
+    }
+    try {
+      await("the busy client is cycling the lock", () -> busyAcquisitions.get() > 50);
+      Relock other = client();
+      CompletableFuture<LockLease> turn = other.lock("shared-hot").acquireAsync(PATIENCE);
+      await("the other client's waiter is queued", () -> ((List<?>) redis("ZRANGE", lockKey("shared-hot") + ":q", "0", "-1"))
+          .stream().anyMatch(o -> ((String) o).startsWith(other.clientId())));
+      long queuedAt = busyAcquisitions.get();
+      LockLease got = turn.join();
+      long servedAt = busyAcquisitions.get();
+      got.close();
+      assertThat(servedAt - queuedAt).as("busy client's acquisitions while the other waited")
+          .isLessThanOrEqualTo(2L * (io.relock.internal.TestAccess.passesAhead() + 2));
+    } finally {
+      stop.set(true);
+      for (Thread t : loopers) {
+        t.join(PATIENCE.toMillis());
+      }
+    }
+  }
+
+  @Test
   void waitersOfDifferentClients_areServedInArrivalOrder() {
     Relock holder = client();
     List<String> order = new CopyOnWriteArrayList<>();
