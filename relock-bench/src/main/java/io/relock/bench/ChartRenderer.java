@@ -18,9 +18,10 @@ import java.util.function.ToDoubleFunction;
 import javax.imageio.ImageIO;
 
 /**
- * Draws the results as one PNG of four horizontal bar charts (Java2D, headless): uncontended and
- * contended throughput, contended p99 wait, and Redis calls per acquisition. relock's bars are
- * blue, the peers' grey, the Redis-bound limit's green.
+ * Draws the results as one PNG of six horizontal bar charts (Java2D, headless): uncontended and
+ * contended throughput, contended p99 and longest wait, Redis calls per acquisition, and calls
+ * per renewal tick with many held locks. relock's bars are blue, the peers' grey, the
+ * Redis-bound limit's green.
  */
 final class ChartRenderer {
 
@@ -49,8 +50,16 @@ final class ChartRenderer {
         bars(results, Results.CONTENDED_PROCESSES, -1, Row::perSecond), false));
     panels.add(new Panel("Contended, " + procs + ": p99 acquire wait, ms, log scale (lower is better)", " ms",
         bars(results, Results.CONTENDED_PROCESSES, -1, r -> r.millis(99)), true));
+    panels.add(new Panel("Contended, " + procs + ": longest acquire wait, ms, log scale (lower is better)", " ms",
+        bars(results, Results.CONTENDED_PROCESSES, -1, Row::maxMillis), true));
     panels.add(new Panel("Contended, " + procs + ": Redis calls per acquisition (lower is better)", "",
         bars(results, Results.CONTENDED_PROCESSES, -1, Row::callsPerAcquisition), false));
+    List<Bar> held = new ArrayList<>();
+    for (HeldRow h : results.held) {
+      held.add(new Bar(h.impl().label(), h.callsPerTick(), h.impl() == Implementation.RELOCK ? RELOCK : PEER));
+    }
+    panels.add(new Panel(String.format(Locale.ROOT, "%,d held locks: Redis calls per renewal tick, log scale (lower is better)",
+        results.settings.heldLocks()), "", held, true));
     return panels;
   }
 
