@@ -23,7 +23,7 @@ final class Checker {
     history.ofKind(Event.KILLED).filter(e -> "did not stop".equals(e.text("reason"))).forEach(e -> problems.add(
         "worker " + e.text("target") + " did not stop when asked (a thread hung)"));
     return new RunResult(run, fault, faultsDone, holds.size(), failedAcquisitions, history.unreadableLines(), problems,
-        OverlapCheck.check(holds, timeline),
+        OverlapCheck.check(holds, timeline, settings.lease()),
         FencingCheck.check(holds, store, timeline),
         LossCheck.check(holds, timeline, settings.lease()),
         StuckLockCheck.check(history, holds, timeline, settings.lease().plus(settings.stuckBound())),

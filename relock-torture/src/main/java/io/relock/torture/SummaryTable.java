@@ -22,7 +22,7 @@ final class SummaryTable {
         r.run(),
         Integer.toString(r.faultsDone().size()),
         Integer.toString(r.holds()),
-        r.overlaps().pairs() + (r.overlapsForbidden() && r.overlaps().pairs() > 0 ? " FAIL" : ""),
+        r.overlaps().pairs() + (r.forbiddenOverlaps() > 0 ? " (" + r.forbiddenOverlaps() + " unexplained) FAIL" : ""),
         Integer.toString(r.fencing().staleRefused()),
         mark(r.fencing().violations()),
         Integer.toString(l.lost()),

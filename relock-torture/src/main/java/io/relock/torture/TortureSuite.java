@@ -45,10 +45,11 @@ final class TortureSuite {
     LossCheck.Result l = r.losses();
     UpdateCheck.Result u = r.updates();
     return String.format(Locale.ROOT,
-        "%s: %d faults, %d holds, %d overlaps, %d stale ops refused, %d fenced violations, %d/%d lost holds told,"
+        "%s: %d faults, %d holds, %d overlaps (%d unexplained), %d stale ops refused, %d fenced violations, %d/%d lost holds told,"
             + " %d unreported, %d kills (max regrant %s), %d stuck, %d/%d fenced writes lost (write-only fence %d,"
             + " no fence %d) -> %s [%.1f s]",
-        r.run(), r.faultsDone().size(), r.holds(), r.overlaps().pairs(), r.fencing().staleRefused(),
+        r.run(), r.faultsDone().size(), r.holds(), r.overlaps().pairs(), r.overlaps().unexplained(),
+        r.fencing().staleRefused(),
         r.fencing().violations(), l.lost() - l.unreported(), l.lost(), l.unreported(), r.stuck().measured(),
         r.stuck().measured() == 0 ? "-" : r.stuck().maxMillis() + " ms", r.stuck().stuck(), u.lost(), u.accepted(),
         u.writeOnlyLost(), u.unfencedLost(), r.failures().isEmpty() ? "ok" : "FAIL " + r.failures(),

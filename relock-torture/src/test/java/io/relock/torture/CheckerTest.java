@@ -56,11 +56,39 @@ class CheckerTest {
     }
 
     @Test
-    void overlap_underFaults_isCountedButExpected() {
-      RunResult r = twoHolders().check(Fault.PAUSE_HOLDER);
+    void overlap_explainedByAFault_isCountedButExpected() {
+      RunResult r = twoHolders().fault("pause-holder", "w1", 100, 1900).check(Fault.PAUSE_HOLDER);
 
       assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).isZero();
       assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void overlap_thatNoFaultExplains_failsAnyRun() {
+      // The fault hit the other worker, or came after the second grant: w1 had nothing stopping its renewals.
+      RunResult r = twoHolders()
+          .fault("pause-holder", "w2", 100, 1900)
+          .fault("cut-holder", "w1", 2100, 2200)
+          .check(Fault.COMBINED);
+
+      assertThat(r.overlaps().unexplained()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(a)") && f.contains("no fault explains"));
+      assertThat(r.examples()).first().asString().startsWith("unexplained overlap").contains("w1/0/1");
+    }
+
+    @Test
+    void overlap_afterAFixedLeaseRanOut_isExpected() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0, 1, true)
+          .acquired("w2/0/1", A, 101, 1600)
+          .release("w2/0/1", A, 101, 1700, true, Event.RELEASED)
+          .lostNotice("w1/0/1", A, 100, 1500)
+          .release("w1/0/1", A, 100, 1800, false, Event.RELEASE_LOST)
+          .check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).isZero();
     }
 
     @Test
@@ -142,6 +170,7 @@ class CheckerTest {
     @Test
     void staleWriteRefused_isFencingAtWork() {
       RunResult r = new HistoryBuilder()
+          .fault("pause-holder", "w1", 100, 1900)
           .acquired("w1/0/1", A, 100, 0)
           .read("w1/0/1", A, 100, 1, "ok", 0)
           .acquired("w2/0/1", A, 101, 2000)
@@ -220,6 +249,7 @@ class CheckerTest {
       // Redis lost the lock (w2 got it) while w1's own clock still said valid: close() is the first
       // moment relock can know, and throwing there is the documented way of telling.
       RunResult r = new HistoryBuilder()
+          .fault("restart-redis", "redis", 20, 30)
           .acquired("w1/0/1", A, 100, 0)
           .acquired("w2/0/1", A, 101, 50)
           .release("w2/0/1", A, 101, 60, true, Event.RELEASED)
@@ -228,6 +258,7 @@ class CheckerTest {
 
       assertThat(r.losses().lost()).isEqualTo(1);
       assertThat(r.losses().unreported()).isZero();
+      assertThat(r.failures()).isEmpty();
     }
 
     @Test
