@@ -91,6 +91,11 @@ final class DocsWriter {
           checked with `MONITOR`, which tags script commands `[0 lua]`). Everything else (`GET`,
           `HSET`, `PUBLISH`, ... inside scripts) is listed as script commands. The harness's own
           `INFO`, `CONFIG` and `FLUSHALL` count for nobody.
+        - **Variance.** Each figure comes from one window of a few seconds, with Redis and up to
+          four client JVMs sharing two cores; the contended figures in particular move a lot from
+          run to run (thread scheduling decides how fast a lock passes between processes).
+          Compare implementations within one run, and repeat a run before trusting a change of
+          a few tens of per cent.
         - **Fairness** (scenario 5) is read from scenario 3: p99 and maximum wait, and how the
           acquisitions spread over the processes (Jain's index: 1 is even, 1/n is one process
           only).
