@@ -95,7 +95,7 @@ public final class BenchMain implements Callable<Integer> {
     Results results;
     try (BenchRedis redis = BenchRedis.open(System.getenv("REDIS_URL"))) {
       Machine machine = Machine.describe(redis);
-      log.println("relock bench (" + settings.mode() + "): " + machine.oneLine());
+      log.println("relock bench (" + settings.mode() + ", relock " + machine.relockCommit() + "): " + machine.oneLine());
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
         log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, scenario 2 (contended in one JVM) left out;"

@@ -32,6 +32,7 @@ final class DocsWriter {
         .append(" run, ").append(String.format(Locale.ROOT, "%.0f", results.wallSeconds)).append(" s)\n");
     md.append("- **Measured:** ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
         .append('\n');
+    md.append("- **relock built from:** commit ").append(results.machine.relockCommit()).append('\n');
     md.append("- **Machine:** ").append(results.machine.oneLine()).append('\n');
     md.append("- **Other processes** used ").append(results.othersCpuText()).append(" of the machine's CPU during the run")
         .append(results.machineWasBusy() ? " (**not a clean run: figures are disturbed**)" : "")

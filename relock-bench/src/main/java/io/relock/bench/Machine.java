@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param redis where Redis ran: "started by the bench on loopback" or "REDIS_URL (host:port)"
  */
 record Machine(int cores, String cpuModel, long memoryBytes, String os, String jvm, String redisVersion,
-    String redis, String loadBefore) {
+    String redis, String loadBefore, String relockCommit) {
 
   static Machine describe(BenchRedis redis) {
     String where = redis.started() ? "redis-server started by the bench, loopback"
@@ -23,7 +23,7 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     return new Machine(Runtime.getRuntime().availableProcessors(), readCpuModel(), memTotal(),
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-        redis.version(), where, loadAverage());
+        redis.version(), where, loadAverage(), relockCommit());
   }
 
   /** The 1, 5 and 15 minute load averages, as /proc/loadavg gives them; "unknown" elsewhere. */
@@ -33,6 +33,33 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException | RuntimeException e) {
       return "unknown";
+    }
+  }
+
+  /**
+   * The commit the relock modules were built from ({@code git rev-parse --short HEAD}), with
+   * "+changes" if relock-core or relock-lettuce differ from it; "unknown" outside a git work tree.
+   */
+  static String relockCommit() {
+    String head = git("rev-parse", "--short", "HEAD");
+    if (head.isEmpty()) {
+      return "unknown";
+    }
+    return git("status", "--porcelain", "--", "relock-core", "relock-lettuce").isEmpty() ? head : head + "+changes";
+  }
+
+  private static String git(String... args) {
+    try {
+      java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("git"));
+      command.addAll(java.util.List.of(args));
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+      return p.waitFor() == 0 ? out : "";
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
     }
   }
 
@@ -75,6 +102,7 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     m.put("redis_version", redisVersion);
     m.put("redis", redis);
     m.put("load_average_before", loadBefore);
+    m.put("relock_commit", relockCommit);
     return m;
   }
 }
