@@ -23,7 +23,7 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     return new Machine(Runtime.getRuntime().availableProcessors(), readCpuModel(), memTotal(),
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-        redis.version(), where, loadAverage(), relockCommit());
+        redis.version(), where, loadAverage(), readRelockCommit());
   }
 
   /** The 1, 5 and 15 minute load averages, as /proc/loadavg gives them; "unknown" elsewhere. */
@@ -40,7 +40,7 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
    * The commit the relock modules were built from ({@code git rev-parse --short HEAD}), with
    * "+changes" if relock-core or relock-lettuce differ from it; "unknown" outside a git work tree.
    */
-  static String relockCommit() {
+  static String readRelockCommit() {
     String head = git("rev-parse", "--short", "HEAD");
     if (head.isEmpty()) {
       return "unknown";
