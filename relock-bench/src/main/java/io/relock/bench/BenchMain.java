@@ -98,9 +98,10 @@ public final class BenchMain implements Callable<Integer> {
       log.println("relock bench (" + settings.mode() + ", relock " + machine.relockCommit() + "): " + machine.oneLine());
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
-        log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, scenario 2 (contended in one JVM) left out;"
+        log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, shorter warm-ups (the limit reaches less of"
+                + " its speed: limit_fraction reads high), scenario 2 (contended in one JVM) left out;"
                 + " %,d locks held for %d s under a %d s lease (the full run: 60 s under 30 s)%n",
-            settings.uncontendedThreads(), settings.measure().toMillis() / 1000.0, settings.heldLocks(),
+            settings.uncontendedThreads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")), settings.measure().toMillis() / 1000.0, settings.heldLocks(),
             settings.holdFor().toSeconds(), settings.heldLease().toSeconds());
       }
       Bench bench = new Bench(redis, settings, chosen, outDir, log);
