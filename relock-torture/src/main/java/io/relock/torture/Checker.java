@@ -13,7 +13,8 @@ final class Checker {
 
   static RunResult check(String run, Fault fault, List<String> faultsDone, History history,
       Map<String, FencedStore.Counters> store, TortureSettings settings) {
-    List<Hold> holds = Hold.from(history);
+    List<Hold> requests = Hold.requests(history);
+    List<Hold> holds = requests.stream().filter(Hold::wasAcquired).toList();
     Timeline timeline = Timeline.of(history);
     int failedAcquisitions = (int) history.events().stream()
         .filter(e -> e.kind().equals(Event.ACQUIRE_FAILED) || e.kind().equals(Event.ACQUIRE_TIMEOUT)).count();
@@ -26,7 +27,7 @@ final class Checker {
         OverlapCheck.check(holds, timeline, settings.lease()),
         FencingCheck.check(holds, store, timeline),
         LossCheck.check(holds, timeline, settings.lease()),
-        StuckLockCheck.check(history, holds, timeline, settings.lease().plus(settings.stuckBound())),
+        StuckLockCheck.check(history, requests, timeline, settings.lease(), settings.stuckBound()),
         UpdateCheck.check(holds, store));
   }
 }

@@ -55,11 +55,13 @@ final class Cluster implements AutoCloseable {
   final HistoryWriter log;
   private final Path stopFile;
   private final long seed;
+  private final int abandonOneIn;
   private int started;
 
-  private Cluster(TortureSettings settings, Path runDir, long seed, RedisServer lockRedis, RedisServer storeRedis,
-      HistoryWriter log) {
+  private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, RedisServer lockRedis,
+      RedisServer storeRedis, HistoryWriter log) {
     this.settings = settings;
+    this.abandonOneIn = abandonOneIn;
     this.log = log;
     this.runDir = runDir;
     this.seed = seed;
@@ -68,8 +70,12 @@ final class Cluster implements AutoCloseable {
     this.stopFile = runDir.resolve("stop");
   }
 
-  /** Starts both servers and {@link TortureSettings#processes()} workers; returns once all are ready. */
-  static Cluster start(TortureSettings settings, Path runDir, long seed, HistoryWriter log) {
+  /**
+   * Starts both servers and {@link TortureSettings#processes()} workers; returns once all are ready.
+   *
+   * @param abandonOneIn see {@link WorkerConfig#abandonOneIn()}
+   */
+  static Cluster start(TortureSettings settings, Path runDir, long seed, int abandonOneIn, HistoryWriter log) {
     try {
       Files.createDirectories(runDir);
       Files.deleteIfExists(runDir.resolve("stop"));
@@ -80,7 +86,7 @@ final class Cluster implements AutoCloseable {
     RedisServer store = null;
     try {
       store = RedisServer.start();
-      Cluster c = new Cluster(settings, runDir, seed, lock, store, log);
+      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, lock, store, log);
       List<Worker> starting = new ArrayList<>();
       for (int i = 0; i < settings.processes(); i++) {
         starting.add(c.launchWorker());
@@ -112,7 +118,7 @@ final class Cluster implements AutoCloseable {
     WorkerConfig config = new WorkerConfig(name, proxy.uri(), storeRedis.uri(), history, stopFile,
         settings.threads(), settings.locks(), settings.lease(), settings.commandTimeout(),
         settings.recheckInterval(), settings.acquireWait(), settings.holdMin(), settings.holdMax(),
-        settings.longHoldOneIn(), settings.longHoldMax(), seed * 1009 + started);
+        settings.longHoldOneIn(), settings.longHoldMax(), abandonOneIn, seed * 1009 + started);
     JvmProcess process;
     try {
       process = JvmProcess.start(WORKER_JVM_OPTIONS, WorkerMain.class, config.toArgs().toArray(String[]::new));

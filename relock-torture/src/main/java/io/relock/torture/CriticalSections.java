@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
  * SIGSTOP) still lets a stale holder write, and that is the case fencing exists for. Writing
  * unconditionally makes every loss reach the store. It does record {@code isValid()} just before
  * the release, for the checker.
+ *
+ * <p>In abandon-holder runs some holds walk away from their fixed lease instead of closing it.
  */
 final class CriticalSections implements Runnable {
   private final WorkerConfig config;
@@ -44,13 +46,14 @@ final class CriticalSections implements Runnable {
   public void run() {
     while (!Files.exists(config.stopFile())) {
       String lock = config.locks().get(random.nextInt(config.locks().size()));
-      boolean fixedLease = random.nextInt(4) == 0;
+      boolean abandon = config.abandonOneIn() > 0 && random.nextInt(config.abandonOneIn()) == 0;
+      boolean fixedLease = abandon || random.nextInt(4) == 0;
       long holdMillis = fixedLease || random.nextInt(config.longHoldOneIn()) != 0
           ? between(config.holdMin().toMillis(), config.holdMax().toMillis())
           : between(config.lease().toMillis(), config.longHoldMax().toMillis());
       String hold = config.name() + "/" + index + "/" + (++sequence);
       try {
-        criticalSection(lock, hold, fixedLease, holdMillis);
+        criticalSection(lock, hold, fixedLease, holdMillis, abandon);
       } catch (RuntimeException e) {
         history.record(Event.UNEXPECTED, lock, hold, 0, fields("error", e.toString()));
       }
@@ -62,7 +65,7 @@ final class CriticalSections implements Runnable {
     return min + (long) (random.nextDouble() * (max - min));
   }
 
-  private void criticalSection(String lock, String hold, boolean fixedLease, long holdMillis) {
+  private void criticalSection(String lock, String hold, boolean fixedLease, long holdMillis, boolean abandon) {
     history.record(Event.ACQUIRE_SENT, lock, hold, 0, fields("lease", fixedLease ? "fixed" : "watchdog",
         "work_ms", holdMillis));
     LockLease lease;
@@ -91,6 +94,12 @@ final class CriticalSections implements Runnable {
           "wonly", outcome(write.writeOnly()), "base", read.fencedOk() ? read.fencedValue() : null, "sent", sent));
     } catch (RuntimeException e) {
       history.record(Event.STORE_FAILED, lock, hold, token, fields("error", String.valueOf(e.getMessage())));
+    }
+    if (abandon) {
+      // Walk away as a crashed holder would: the fixed lease has to run out in Redis. (The client
+      // still tracks the lease and releases it when it closes at the end of the run.)
+      history.record(Event.ABANDONED, lock, hold, token, fields("valid", lease.isValid()));
+      return;
     }
     history.record(Event.RELEASE_SENT, lock, hold, token, fields("valid", lease.isValid()));
     try {

@@ -35,6 +35,8 @@ record Event(long wallMillis, long monoNanos, long pid, String proc, String thre
   static final String STORE_FAILED = "store_failed";
   /** From the onLost listener; data: valid = isValid() when it ran. */
   static final String LOST_NOTICE = "lost_notice";
+  /** The worker walks away from a fixed lease without closing it, as a crashed holder would; data: valid. */
+  static final String ABANDONED = "abandoned";
   /** Just before close(); data: valid = isValid() then. */
   static final String RELEASE_SENT = "release_sent";
   static final String RELEASED = "released";

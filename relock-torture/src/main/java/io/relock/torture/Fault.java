@@ -6,6 +6,8 @@ import java.util.List;
 /** The faults the nemesis injects. Each run injects one of them, or a mix ({@link #COMBINED} runs). */
 enum Fault {
   NONE("none", "no fault: the baseline, where no two holders may ever overlap"),
+  ABANDON_HOLDER("abandon-holder", "now and then a holder walks away from its fixed lease without releasing,"
+      + " as a crashed process would (a cheap, frequent kind of kill-holder; the workers do it themselves)"),
   PAUSE_HOLDER("pause-holder", "SIGSTOP a worker that holds a lock for longer than the lease, then SIGCONT"),
   KILL_HOLDER("kill-holder", "SIGKILL a worker that holds a lock; a new worker takes its place"),
   RESTART_REDIS("restart-redis", "restart the lock Redis without persistence: every lock, fence and queue is gone"),

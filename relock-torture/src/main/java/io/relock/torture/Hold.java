@@ -11,7 +11,7 @@ import java.util.Map;
  * One acquisition by one worker thread, rebuilt from the history: when it was asked for and
  * granted, what the critical section did, and how it ended. Its interval, from {@link #acquired}
  * to {@link #end}, is the time the worker acted as the holder: until it called {@code close()},
- * or until its process was killed.
+ * until it walked away from the lease (abandon-holder runs), or until its process was killed.
  */
 final class Hold {
   final String id;
@@ -34,6 +34,10 @@ final class Hold {
   long lostNotice = -1;
   /** Monotonic time the process was killed while holding, or -1. */
   long killed = -1;
+  /** Monotonic time the worker walked away from the lease without closing it, or -1. */
+  long abandoned = -1;
+  /** Monotonic time the request was granted, timed out or failed; -1 if it never was. */
+  long resolved = -1;
   /** End of the interval; see the class comment. */
   long end;
 
@@ -63,6 +67,11 @@ final class Hold {
    * the kill time of its process as its end, or else the last event of its process.
    */
   static List<Hold> from(History history) {
+    return requests(history).stream().filter(Hold::wasAcquired).toList();
+  }
+
+  /** Every acquisition request of a history, granted or not, granted ones ordered by grant time. */
+  static List<Hold> requests(History history) {
     Map<String, Hold> holds = new LinkedHashMap<>();
     Map<String, Long> killedAt = new HashMap<>();
     Map<String, Long> lastEventOf = new HashMap<>();
@@ -86,8 +95,11 @@ final class Hold {
       switch (e.kind()) {
         case Event.ACQUIRED -> {
           h.acquired = e.monoNanos();
+          h.resolved = e.monoNanos();
           h.token = e.token();
         }
+        case Event.ACQUIRE_TIMEOUT, Event.ACQUIRE_FAILED -> h.resolved = e.monoNanos();
+        case Event.ABANDONED -> h.abandoned = e.monoNanos();
         case Event.READ -> h.read = e;
         case Event.WRITE -> h.write = e;
         case Event.LOST_NOTICE -> h.lostNotice = e.monoNanos();
@@ -99,22 +111,24 @@ final class Hold {
         default -> { }
       }
     }
-    List<Hold> granted = new ArrayList<>();
+    List<Hold> all = new ArrayList<>();
     for (Hold h : holds.values()) {
+      all.add(h);
       if (!h.wasAcquired()) {
         continue;
       }
       if (h.releaseSent >= 0) {
         h.end = h.releaseSent;
+      } else if (h.abandoned >= 0) {
+        h.end = h.abandoned;
       } else if (killedAt.containsKey(h.proc)) {
         h.killed = killedAt.get(h.proc);
         h.end = Math.max(h.acquired, h.killed);
       } else {
         h.end = lastEventOf.getOrDefault(h.proc, h.acquired);
       }
-      granted.add(h);
     }
-    granted.sort(Comparator.comparingLong((Hold h) -> h.acquired));
-    return granted;
+    all.sort(Comparator.comparingLong((Hold h) -> h.acquired >= 0 ? h.acquired : Long.MAX_VALUE));
+    return all;
   }
 }

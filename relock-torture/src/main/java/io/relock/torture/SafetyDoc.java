@@ -3,7 +3,6 @@ package io.relock.torture;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +34,10 @@ final class SafetyDoc {
         .replace("{{TABLE}}", String.join("\n", SummaryTable.markdown(results)))
         .replace("{{FAULTS}}", faults(results))
         .replace("{{EXAMPLES}}", examples(results))
-        .replace("{{SUMMARY}}", summary);
+        .replace("{{SUMMARY}}", summary)
+        .replace("{{FAULT_LIST}}", faultList())
+        .replace("{{LONG_HOLD_ONE_IN}}", Integer.toString(settings.longHoldOneIn()))
+        .replace("{{COMMIT}}", commit());
     try {
       Files.createDirectories(docsDir);
       Path doc = docsDir.resolve("safety.md");
@@ -98,6 +100,41 @@ final class SafetyDoc {
         s.lease().plus(s.stuckBound()).toMillis());
   }
 
+  private static String faultList() {
+    List<String> lines = new ArrayList<>();
+    for (Fault f : Fault.values()) {
+      if (f != Fault.BLACKHOLE_RESUME) {
+        lines.add("- `" + f.id + "`: " + f.description);
+      }
+    }
+    return String.join("\n", lines);
+  }
+
+  /** The commit the run was built from, and whether relock's own modules had local changes. */
+  private static String commit() {
+    String head = git("rev-parse", "--short", "HEAD");
+    if (head.isEmpty()) {
+      return "(commit unknown)";
+    }
+    String dirty = git("status", "--porcelain", "--", "relock-core", "relock-lettuce", "relock-testkit");
+    return "at commit " + head + (dirty.isEmpty() ? "" : " with local changes to relock-core, -lettuce or -testkit");
+  }
+
+  private static String git(String... args) {
+    List<String> command = new ArrayList<>(List.of("git"));
+    command.addAll(List.of(args));
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      return p.waitFor() == 0 ? out : "";
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
   private static String faults(List<RunResult> results) {
     List<String> lines = new ArrayList<>();
     for (RunResult r : results) {
@@ -116,9 +153,5 @@ final class SafetyDoc {
       }
     }
     return lines.isEmpty() ? "- (nothing to show)" : String.join("\n", lines);
-  }
-
-  static String jvmName() {
-    return ManagementFactory.getRuntimeMXBean().getVmName();
   }
 }

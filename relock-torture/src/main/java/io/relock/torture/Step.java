@@ -25,8 +25,8 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
   /** The steps of a run of {@code run} lasting about {@code runLength}. */
   static List<Step> schedule(Fault run, Duration runLength, TortureSettings settings, Random random) {
     List<Step> steps = new ArrayList<>();
-    if (run == Fault.NONE) {
-      return steps;
+    if (run == Fault.NONE || run == Fault.ABANDON_HOLDER) {
+      return steps;  // no nemesis: abandon-holder's workers walk away on their own
     }
     long budget = runLength.toMillis();
     long planned = 0;

@@ -11,7 +11,7 @@ final class SummaryTable {
 
   static final List<String> HEADER = List.of("run", "faults", "holds", "overlaps (a)", "stale ops refused",
       "fenced violations (b)", "lost holds", "told: onLost / invalid / LockLost", "unreported (c)",
-      "kills", "max regrant ms", "stuck (d)", "fenced writes", "lost updates (e)",
+      "dead holders", "max regrant ms", "stuck (d)", "fenced writes", "lost updates (e)",
       "lost: write-only fence / no fence");
 
   private SummaryTable() {}

@@ -37,7 +37,7 @@ public final class TortureMain implements Callable<Integer> {
   boolean shortRun;
 
   @Option(names = "--runs", split = ",", paramLabel = "RUN",
-      description = "Runs to do (default all): none, pause-holder, kill-holder, restart-redis, pause-redis, "
+      description = "Runs to do (default all): none, abandon-holder, pause-holder, kill-holder, restart-redis, pause-redis, "
           + "cut-holder, blackhole-holder, delay, combined; also blackhole-resume (not in the default set).")
   List<String> runs;
 
@@ -119,7 +119,7 @@ public final class TortureMain implements Callable<Integer> {
   /** The runs of a suite, each with its own schedule drawn from the seed and the run's name. */
   static List<TortureRun.Plan> plans(TortureSettings settings, long seed, List<String> only) {
     List<TortureRun.Plan> plans = new ArrayList<>();
-    List<Fault> order = new ArrayList<>(List.of(Fault.NONE));
+    List<Fault> order = new ArrayList<>(List.of(Fault.NONE, Fault.ABANDON_HOLDER));
     order.addAll(Fault.SINGLE);
     order.add(Fault.COMBINED);
     order.add(Fault.BLACKHOLE_RESUME);

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  * directory: the histories ({@code *.jsonl}), {@code schedule.txt} and {@code report.txt}.
  */
 final class TortureRun {
+  /** In abandon-holder runs, one hold in this many walks away from its lease. */
+  static final int ABANDON_ONE_IN = 6;
 
   /**
    * @param name the run's name (also its directory under {@code outDir})
@@ -36,7 +38,8 @@ final class TortureRun {
     List<String> done;
     Map<String, FencedStore.Counters> store;
     try (HistoryWriter log = new HistoryWriter(runDir.resolve("nemesis.jsonl"), "nemesis");
-        Cluster cluster = Cluster.start(settings, runDir, plan.seed(), log);
+        Cluster cluster = Cluster.start(settings, runDir, plan.seed(),
+            plan.fault() == Fault.ABANDON_HOLDER ? ABANDON_ONE_IN : 0, log);
         Relock probe = Relock.builder().uri(cluster.lockRedis.uri()).defaultLease(settings.lease())
             .commandTimeout(settings.commandTimeout()).recheckInterval(settings.recheckInterval()).build()) {
       long end = System.nanoTime() + plan.length().toNanos();
@@ -49,7 +52,15 @@ final class TortureRun {
         store = s.snapshot(settings.locks());
       }
     }
-    RunResult result = Checker.check(plan.name(), plan.fault(), done, History.read(runDir), store, settings);
+    History history = History.read(runDir);
+    if (plan.fault() == Fault.ABANDON_HOLDER) {
+      // The workers inject this fault themselves; list what they did.
+      done = new ArrayList<>(done);
+      for (Event e : history.ofKind(Event.ABANDONED).toList()) {
+        done.add("abandon-holder " + e.hold() + " walked away from " + e.lock());
+      }
+    }
+    RunResult result = Checker.check(plan.name(), plan.fault(), done, history, store, settings);
     List<String> report = new ArrayList<>();
     report.add("run " + plan.name() + " (" + plan.fault().description + ")");
     report.add("faults injected:");

@@ -39,7 +39,7 @@ record TortureSettings(int processes, int threads, List<String> locks, Duration 
   static TortureSettings full() {
     return new TortureSettings(3, 2, List.of("torture-a", "torture-b"), Duration.ofMillis(1500),
         Duration.ofMillis(1000), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20),
-        Duration.ofMillis(120), 16, Duration.ofMillis(3500), Duration.ofSeconds(40), Duration.ofSeconds(60), 2);
+        Duration.ofMillis(120), 16, Duration.ofMillis(3500), Duration.ofSeconds(35), Duration.ofSeconds(60), 2);
   }
 
   TortureSettings withRunLength(Duration single, Duration combined) {

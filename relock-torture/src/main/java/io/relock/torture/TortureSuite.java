@@ -46,7 +46,7 @@ final class TortureSuite {
     UpdateCheck.Result u = r.updates();
     return String.format(Locale.ROOT,
         "%s: %d faults, %d holds, %d overlaps (%d unexplained), %d stale ops refused, %d fenced violations, %d/%d lost holds told,"
-            + " %d unreported, %d kills (max regrant %s), %d stuck, %d/%d fenced writes lost (write-only fence %d,"
+            + " %d unreported, %d dead holders (max regrant %s), %d stuck, %d/%d fenced writes lost (write-only fence %d,"
             + " no fence %d) -> %s [%.1f s]",
         r.run(), r.faultsDone().size(), r.holds(), r.overlaps().pairs(), r.overlaps().unexplained(),
         r.fencing().staleRefused(),

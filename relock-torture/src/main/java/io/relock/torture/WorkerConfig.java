@@ -26,11 +26,13 @@ import java.util.Map;
  * @param longHoldOneIn one watchdog-renewed hold in this many is a long one instead
  * @param longHoldMax a long hold waits between one lease and this long between its read and its write,
  *     relying on the watchdog (fixed-lease holds are never long: they would outlive their lease)
+ * @param abandonOneIn one hold in this many walks away from its (fixed) lease without closing it,
+ *     as a crashed holder would; 0 for never
  * @param seed seeds the threads' choices of lock, lease style and hold time
  */
 record WorkerConfig(String name, String lockUri, String storeUri, Path history, Path stopFile, int threads,
     List<String> locks, Duration lease, Duration commandTimeout, Duration recheckInterval, Duration acquireWait,
-    Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMax, long seed) {
+    Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMax, int abandonOneIn, long seed) {
 
   List<String> toArgs() {
     Map<String, String> m = new LinkedHashMap<>();
@@ -49,6 +51,7 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
     m.put("hold-max-ms", Long.toString(holdMax.toMillis()));
     m.put("long-hold-one-in", Integer.toString(longHoldOneIn));
     m.put("long-hold-max-ms", Long.toString(longHoldMax.toMillis()));
+    m.put("abandon-one-in", Integer.toString(abandonOneIn));
     m.put("seed", Long.toString(seed));
     List<String> args = new ArrayList<>();
     m.forEach((k, v) -> args.add("--" + k + "=" + v));
@@ -68,7 +71,7 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
         Path.of(req(m, "stop-file")), Integer.parseInt(req(m, "threads")), List.of(req(m, "locks").split(",")),
         millis(m, "lease-ms"), millis(m, "command-timeout-ms"), millis(m, "recheck-ms"), millis(m, "wait-ms"),
         millis(m, "hold-min-ms"), millis(m, "hold-max-ms"), Integer.parseInt(req(m, "long-hold-one-in")),
-        millis(m, "long-hold-max-ms"), Long.parseLong(req(m, "seed")));
+        millis(m, "long-hold-max-ms"), Integer.parseInt(req(m, "abandon-one-in")), Long.parseLong(req(m, "seed")));
   }
 
   private static String req(Map<String, String> m, String key) {

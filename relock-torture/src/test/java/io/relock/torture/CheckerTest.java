@@ -346,6 +346,49 @@ class CheckerTest {
     }
 
     @Test
+    void walkAway_lockPassedOnAfterTheLease_isFine() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0, 1, true)
+          .event(50, "w1", Event.ABANDONED, A, "w1/0/1", null)
+          .acquired("w2/0/1", A, 101, 60, 1502, false)
+          .release("w2/0/1", A, 101, 1550, true, Event.RELEASED)
+          .check(Fault.ABANDON_HOLDER);
+
+      assertThat(r.stuck().measured()).isEqualTo(1);
+      assertThat(r.stuck().maxMillis()).isEqualTo(1452);
+      assertThat(r.stuck().stuck()).isZero();
+      assertThat(r.overlaps().pairs()).as("the walked-away holder acts no more").isZero();
+    }
+
+    @Test
+    void walkAway_waiterStarvedPastTheLimit_isStuck() {
+      // w2 asked at 60 ms and timed out at 3060 ms: the lease was surely over at 1550 ms, and the
+      // bound (2000 ms) passed without a grant.
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0, 1, true)
+          .event(50, "w1", Event.ABANDONED, A, "w1/0/1", null)
+          .event(60, "w2", Event.ACQUIRE_SENT, A, "w2/0/1", null)
+          .event(4000, "w2", Event.ACQUIRE_TIMEOUT, A, "w2/0/1", null)
+          .check(Fault.ABANDON_HOLDER);
+
+      assertThat(r.stuck().stuck()).isEqualTo(1);
+      assertThat(r.stuck().examples()).singleElement().asString().contains("walked away").contains("w2/0/1");
+    }
+
+    @Test
+    void walkAway_nobodyWantedTheLock_isNotMeasured() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 0, 1, true)
+          .event(50, "w1", Event.ABANDONED, A, "w1/0/1", null)
+          .acquired("w2/0/1", A, 101, 9000, 9001, false)
+          .release("w2/0/1", A, 101, 9050, true, Event.RELEASED)
+          .check(Fault.ABANDON_HOLDER);
+
+      assertThat(r.stuck().measured()).isZero();
+      assertThat(r.stuck().stuck()).isZero();
+    }
+
+    @Test
     void theVictimsOwnLaterGrants_doNotCount() {
       // A grant recorded by the killed process (e.g. a reply that arrived as it died) is no availability.
       RunResult r = killedHolder()
