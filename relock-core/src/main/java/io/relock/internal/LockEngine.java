@@ -58,7 +58,7 @@ public final class LockEngine {
     timer.setRemoveOnCancelPolicy(true);
     this.scheduler = timer;
     this.events = Executors.newSingleThreadExecutor(daemon("relock-events-" + tag));
-    this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis());
+    this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck);
   }
 
   /** Subscribes to the client's notification channel and starts the watchdog. */
@@ -227,7 +227,10 @@ public final class LockEngine {
       long confirmAt = validFromNanos + TimeUnit.MILLISECONDS.toNanos(claimMillis()) / 3;
       schedule(Math.max(0, confirmAt - System.nanoTime()), () -> confirmHandoff(h, validFromNanos));
     }
-    scheduleExpiryCheck(h);
+    if (!h.renewed || claimed) {
+      // Renewed leases get their expiry check from the watchdog, only when a deadline comes near.
+      scheduleExpiryCheck(h);
+    }
     return h;
   }
 
@@ -266,7 +269,8 @@ public final class LockEngine {
     return h.keys.lock() + ' ' + h.owner;
   }
 
-  private void scheduleExpiryCheck(HeldLease h) {
+  /** Arms a check at {@code h}'s local deadline that reports the lease lost if it is not renewed. */
+  void scheduleExpiryCheck(HeldLease h) {
     long delay = Math.max(0, h.validUntilNanos() - System.nanoTime());
     try {
       h.expiryCheck = scheduler.schedule(() -> checkExpiry(h), delay, TimeUnit.NANOSECONDS);
@@ -283,6 +287,8 @@ public final class LockEngine {
       h.lost(h.renewed
           ? "the lease ran out before a renewal succeeded (Redis unreachable or the process paused)"
           : "its lease of " + Duration.ofNanos(h.leaseNanos) + " ran out");
+    } else if (h.renewed && h.validUntilNanos() - System.nanoTime() > watchdog.tickNanos()) {
+      h.expiryCheck = null; // renewed meanwhile: the watchdog re-arms the check if renewals stall
     } else {
       scheduleExpiryCheck(h);
     }

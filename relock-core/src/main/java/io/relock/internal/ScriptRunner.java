@@ -18,10 +18,12 @@ import java.util.concurrent.TimeoutException;
 final class ScriptRunner {
   private final RedisDriver driver;
   private final Duration timeout;
+  private final boolean driverTimesOut;
 
   ScriptRunner(RedisDriver driver, Duration timeout) {
     this.driver = driver;
     this.timeout = timeout;
+    this.driverTimesOut = driver.timesOutCommands();
   }
 
   /**
@@ -61,7 +63,7 @@ final class ScriptRunner {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    return f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return driverTimesOut ? f : f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private static Throwable unwrap(Throwable t) {
@@ -80,7 +82,7 @@ final class ScriptRunner {
       return new RelockException("Redis rejected " + script + " for lock '" + what + "'" + key + ": "
           + cause.getMessage(), cause);
     }
-    if (cause instanceof TimeoutException) {
+    if (cause instanceof TimeoutException || cause.getClass().getSimpleName().contains("Timeout")) {
       return new RelockException("Redis did not answer " + script + " for lock '" + what + "'" + key
           + " within " + timeout, cause);
     }

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +27,18 @@ final class WatchdogRenewer {
   private final long leaseMillis;
   private final long tickNanos;
   private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
+  private final Consumer<HeldLease> armExpiryCheck;
   private final AtomicLong calls = new AtomicLong();
   private ScheduledFuture<?> task;
 
-  WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis) {
+  /**
+   * @param armExpiryCheck arms an exact check at a lease's deadline; called for leases whose
+   *     deadline falls before the next tick, so that a stalled renewal is reported on time
+   */
+  WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis,
+      Consumer<HeldLease> armExpiryCheck) {
     this.scripts = scripts;
+    this.armExpiryCheck = armExpiryCheck;
     this.scheduler = scheduler;
     this.leaseMillis = leaseMillis;
     this.tickNanos = Math.max(1, TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3);
@@ -63,9 +71,17 @@ final class WatchdogRenewer {
     return calls.get();
   }
 
+  long tickNanos() {
+    return tickNanos;
+  }
+
   void tick() {
+    long now = System.nanoTime();
     List<HeldLease> batch = new ArrayList<>(Math.min(BATCH, leases.size()));
     for (HeldLease lease : leases) {
+      if (lease.expiryCheck == null && lease.validUntilNanos() - now < 2 * tickNanos) {
+        armExpiryCheck.accept(lease);
+      }
       batch.add(lease);
       if (batch.size() == BATCH) {
         renew(batch);

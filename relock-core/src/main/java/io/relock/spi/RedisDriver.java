@@ -39,6 +39,15 @@ public interface RedisDriver extends AutoCloseable {
    */
   CompletableFuture<Void> subscribe(String channel, Consumer<String> listener);
 
+  /**
+   * Whether every future this driver returns fails on its own once the command timeout it was
+   * created with has passed (as Lettuce's timeout options do). If not, core bounds each call
+   * itself, which costs a timer per call.
+   */
+  default boolean timesOutCommands() {
+    return false;
+  }
+
   /** Closes both connections. Idempotent. */
   @Override
   void close();

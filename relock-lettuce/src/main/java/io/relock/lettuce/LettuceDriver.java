@@ -82,6 +82,12 @@ public final class LettuceDriver implements RedisDriver {
     return translate(f);
   }
 
+  /** True for {@link #connect}: its client fails every command after the command timeout. */
+  @Override
+  public boolean timesOutCommands() {
+    return ownsClient;
+  }
+
   @Override
   public CompletableFuture<String> scriptLoad(String script) {
     return translate(commands.async().scriptLoad(script).toCompletableFuture());
