@@ -19,7 +19,7 @@ final class Bench {
 
   private static final Duration WORKER_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CALIBRATION_WARMUP = Duration.ofMillis(150);
-  private static final Duration CALIBRATION = Duration.ofMillis(400);
+  private static final Duration CALIBRATION = Duration.ofMillis(300);
 
   private final BenchRedis redis;
   private final BenchSettings settings;
