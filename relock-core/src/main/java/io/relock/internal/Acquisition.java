@@ -214,7 +214,6 @@ final class Acquisition {
         timer.cancel(false);
       }
     }
-    engine.unregisterWaiter(this);
     return true;
   }
 
@@ -226,7 +225,10 @@ final class Acquisition {
     if (!finish()) {
       return;
     }
+    // Held before no longer waiting: a grant notification arriving in between must find one of
+    // the two, or it would be taken for an orphan and released under the new holder.
     HeldLease lease = engine.acquired(this, token, validFromNanos, holdCount, handedOff);
+    engine.unregisterWaiter(this);
     leaveQueue();
     if (!result.complete(lease)) {
       // The caller cancelled in the meantime: nobody will close this lease.
@@ -242,6 +244,7 @@ final class Acquisition {
     if (!finish()) {
       return;
     }
+    engine.unregisterWaiter(this);
     if (registered && !(error instanceof LockTimeoutException) && !(error instanceof CancellationException)) {
       // A Redis error mid-wait: withdraw if Redis lets us, so the entry does not linger to its expiry.
       engine.runAcquire(this, "abandon", 1);
@@ -263,6 +266,7 @@ final class Acquisition {
     if (!finish()) {
       return CompletableFuture.completedFuture(null);
     }
+    engine.unregisterWaiter(this);
     CompletableFuture<Void> cleaned = registered
         ? engine.runAcquire(this, "abandon", 1).handle((r, e) -> null)
         : CompletableFuture.completedFuture(null);

@@ -42,7 +42,8 @@ public final class LockEngine {
   private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Acquisition> waiters = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, HeldLease> held = new ConcurrentHashMap<>();
-  private final AtomicLong leaseOwners = new AtomicLong();
+  /** Numbers every acquisition's owner id, so no two acquisitions ever share one. */
+  private final AtomicLong owners = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private LockEngine(RedisDriver driver, RelockSettings settings) {
@@ -113,9 +114,6 @@ public final class LockEngine {
     return LockKeys.of(settings.keyPrefix(), name);
   }
 
-  String threadOwner(long threadId) {
-    return clientId + ":t" + threadId;
-  }
 
   // ---- acquiring ----------------------------------------------------------------------------
 
@@ -139,7 +137,10 @@ public final class LockEngine {
           return new Pending(reenter(mine), null);
         }
       }
-      String owner = threadId >= 0 ? threadOwner(threadId) : clientId + ":l" + leaseOwners.incrementAndGet();
+      // Unique per acquisition, thread style included (re-entry reuses the hold's owner instead):
+      // a late grant notification can then never be mistaken for a later acquisition's.
+      long n = owners.incrementAndGet();
+      String owner = threadId >= 0 ? clientId + ":t" + threadId + "." + n : clientId + ":l" + n;
       Acquisition a = new Acquisition(this, state, owner, threadId, wait, leaseMillis, renewed);
       if (wait != null && wait.isZero()) {
         a.tryOnce();
