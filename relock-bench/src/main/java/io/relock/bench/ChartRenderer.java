@@ -45,12 +45,12 @@ final class ChartRenderer {
         : results.settings.uncontendedThreads().get(results.settings.uncontendedThreads().size() - 1);
     panels.add(new Panel("Uncontended, " + t + " threads: acquisitions/s (higher is better)", "/s",
         bars(results, Results.UNCONTENDED, t, Row::perSecond), false));
-    String procs = results.settings.processes() + " processes x " + results.settings.threadsPerProcess() + " threads";
-    panels.add(new Panel("Contended, " + procs + ", one key: acquisitions/s (higher is better)", "/s",
+    String procs = results.settings.processes() + " procs x " + results.settings.threadsPerProcess() + " threads";
+    panels.add(new Panel("Contended, " + procs + ": acquisitions/s (higher is better)", "/s",
         bars(results, Results.CONTENDED_PROCESSES, -1, Row::perSecond), false));
-    panels.add(new Panel("Contended, " + procs + ": p99 acquire wait, ms, log scale (lower is better)", " ms",
+    panels.add(new Panel("Contended, " + procs + ": p99 wait, ms, log (lower is better)", " ms",
         bars(results, Results.CONTENDED_PROCESSES, -1, r -> r.millis(99)), true));
-    panels.add(new Panel("Contended, " + procs + ": longest acquire wait, ms, log scale (lower is better)", " ms",
+    panels.add(new Panel("Contended, " + procs + ": longest wait, ms, log (lower is better)", " ms",
         bars(results, Results.CONTENDED_PROCESSES, -1, Row::maxMillis), true));
     panels.add(new Panel("Contended, " + procs + ": Redis calls per acquisition (lower is better)", "",
         bars(results, Results.CONTENDED_PROCESSES, -1, Row::callsPerAcquisition), false));
@@ -58,7 +58,7 @@ final class ChartRenderer {
     for (HeldRow h : results.held) {
       held.add(new Bar(h.impl().label(), h.callsPerTick(), h.impl() == Implementation.RELOCK ? RELOCK : PEER));
     }
-    panels.add(new Panel(String.format(Locale.ROOT, "%,d held locks: Redis calls per renewal tick, log scale (lower is better)",
+    panels.add(new Panel(String.format(Locale.ROOT, "%,d held locks: Redis calls per renewal tick, log (lower is better)",
         results.settings.heldLocks()), "", held, true));
     return panels;
   }
