@@ -33,7 +33,7 @@ record TortureSettings(int processes, int threads, List<String> locks, Duration 
   static TortureSettings shortRun() {
     return new TortureSettings(2, 2, List.of("torture-a", "torture-b"), Duration.ofMillis(1500),
         Duration.ofMillis(1000), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20),
-        Duration.ofMillis(120), 16, Duration.ofMillis(3500), Duration.ofSeconds(8), Duration.ofSeconds(12), 1);
+        Duration.ofMillis(120), 16, Duration.ofMillis(3500), Duration.ofSeconds(7), Duration.ofSeconds(12), 1);
   }
 
   static TortureSettings full() {
