@@ -24,7 +24,7 @@ enum Fault {
   BLACKHOLE_RESUME("blackhole-resume", "like blackhole-holder, but the connections resume without a reset"
       + " (their byte streams are then out of step; not in the default suite)"),
   DELAY("delay", "add latency to one worker's (or every worker's) traffic to Redis for a while"),
-  COMBINED("combined", "all of the above, drawn at random, some steps with latency on every worker as well");
+  COMBINED("combined", "the nemesis faults above (all but abandon-holder), drawn at random, some steps with latency on every worker as well");
 
   /** The faults a combined run draws from. */
   static final List<Fault> SINGLE = List.of(PAUSE_HOLDER, KILL_HOLDER, RESTART_REDIS, PAUSE_REDIS, CUT_HOLDER,
