@@ -62,9 +62,12 @@ public interface LockLease extends AutoCloseable {
   Duration remaining();
 
   /**
-   * Registers a listener that runs once, on a relock thread, when this lease is lost. If the lease
-   * is already lost, the listener runs promptly. A listener that throws is logged and does not
-   * affect the lease or other listeners. Closing the lease normally never runs the listeners.
+   * Registers a listener that runs once, on a relock thread, when this lease is lost: when a
+   * renewal finds the lock gone or taken, when its deadline passes (noticed by relock's own check
+   * or by {@link #isValid()}), or, at the latest, on the closing thread when {@link #close()} finds
+   * the lease lost, before it throws. If the lease is already lost, the listener runs promptly. A
+   * listener that throws is logged and does not affect the lease or other listeners. Closing a
+   * lease that was not lost never runs the listeners.
    *
    * @throws NullPointerException if {@code listener} is null
    */

@@ -148,6 +148,7 @@ final class Acquisition {
       case 3 -> succeed(token, grantNoEarlierThan, 1, true);
       case -1 -> fail("abandon".equals(mode) ? new CancellationException() : timeout());
       case 0 -> busy(mode, sent, n);
+      case -3 -> requeue();
       default -> fail(new RelockException("unexpected reply " + reply + " from acquire.lua for lock '"
           + state.keys.name() + "'"));
     }
@@ -170,6 +171,16 @@ final class Acquisition {
       delay = Math.min(delay, deadlineNanos - now);
     }
     schedule(Math.max(0, delay), this::recheck);
+  }
+
+  /** The entry in Redis is gone (expired while this client was stalled): queue again. */
+  private void requeue() {
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+    }
+    send("wait");
   }
 
   private void recheck() {

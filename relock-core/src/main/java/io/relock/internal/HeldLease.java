@@ -63,7 +63,16 @@ final class HeldLease implements LockLease {
 
   @Override
   public boolean isValid() {
-    return lostReason == null && !closed.get() && System.nanoTime() - validUntilNanos < 0;
+    if (lostReason != null || closed.get()) {
+      return false;
+    }
+    if (System.nanoTime() - validUntilNanos < 0) {
+      return true;
+    }
+    // Past the deadline: report it now rather than when the expiry check comes round, so that a
+    // holder that sees isValid() false also gets its onLost listeners.
+    lost(engine.expiryReason(this));
+    return false;
   }
 
   @Override
@@ -114,7 +123,7 @@ final class HeldLease implements LockLease {
 
   /** Marks the lease lost and runs the listeners, once. Ignored after a normal close. */
   void lost(String reason) {
-    if (closed.get() && lostReason == null) {
+    if (closed.get()) {
       return;
     }
     if (lostReason == null) {
@@ -130,10 +139,20 @@ final class HeldLease implements LockLease {
     }
   }
 
-  /** Records a loss discovered while closing; listeners are not run (the close throws instead). */
+  /**
+   * Records a loss discovered while closing and runs the listeners not yet run, on the closing
+   * thread, before the close throws.
+   */
   void lostOnClose(String reason) {
     if (lostReason == null) {
       lostReason = reason;
+    }
+    if (lostReported.compareAndSet(false, true)) {
+      for (Runnable l : listeners) {
+        if (listeners.remove(l)) {
+          engine.runListenerHere(keys.name(), l);
+        }
+      }
     }
   }
 

@@ -285,13 +285,26 @@ public final class LockEngine {
       return;
     }
     if (System.nanoTime() - h.validUntilNanos() >= 0) {
-      h.lost(h.renewed
-          ? "the lease ran out before a renewal succeeded (Redis unreachable or the process paused)"
-          : "its lease of " + Duration.ofNanos(h.leaseNanos) + " ran out");
+      h.lost(expiryReason(h));
     } else if (h.renewed && h.validUntilNanos() - System.nanoTime() > watchdog.tickNanos()) {
       h.expiryCheck = null; // renewed meanwhile: the watchdog re-arms the check if renewals stall
     } else {
       scheduleExpiryCheck(h);
+    }
+  }
+
+  String expiryReason(HeldLease h) {
+    return h.renewed
+        ? "the lease ran out before a renewal succeeded (Redis unreachable or the process paused)"
+        : "its lease of " + Duration.ofNanos(h.leaseNanos) + " ran out";
+  }
+
+  /** Runs a listener on the calling thread; a throwing listener is logged. */
+  void runListenerHere(String lockName, Runnable listener) {
+    try {
+      listener.run();
+    } catch (RuntimeException | Error e) {
+      log.error("onLost listener of lock '{}' threw; ignored", lockName, e);
     }
   }
 

@@ -22,6 +22,7 @@
 --   { 0, 0, pttl}      held by another owner (queued unless mode is 'try'); pttl of that hold, -1 if none
 --   {-1, 0, 0}         withdrawn ('giveup' or 'abandon')
 --   {-2, 0, 0}         'reenter' found the caller no longer holds the lock: nothing changed
+--   {-3, 0, 0}         'recheck' found no queue entry of the caller: nothing changed, queue again
 
 -- @include handoff.lua
 
@@ -51,6 +52,13 @@ end
 if mode == 'giveup' or mode == 'abandon' then
   forget_waiter(owner)
   return {-1, 0, 0}
+end
+
+if mode == 'recheck' and not redis.call('ZSCORE', KEYS[3], owner) then
+  -- The caller's entry is gone: it expired, or it was granted and the grant has since ended (a
+  -- notification may still be on its way). Never take the lock here under the old request: the
+  -- caller must queue again, so a late grant cannot be mistaken for a live one.
+  return {-3, 0, 0}
 end
 
 if not holder then

@@ -74,6 +74,18 @@ public abstract class LeaseContract extends RelockContract {
   }
 
   @Test
+  void lossFoundOnlyAtClose_runsTheListenersBeforeCloseThrows() {
+    Relock holder = client();
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = holder.lock("found-at-close").acquire(Duration.ZERO);
+    lease.onLost(lost::incrementAndGet);
+    assertThat(client().lock("found-at-close").forceUnlock()).isTrue();
+    assertThat(lease.isValid()).as("the holder cannot know yet: no renewal has run").isTrue();
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    assertThat(lost.get()).as("listeners ran before close threw").isEqualTo(1);
+  }
+
+  @Test
   void takenByAnotherOwner_isReportedAndReleaseLeavesTheNewOwnerAlone() {
     Relock holder = client(b -> b.defaultLease(Duration.ofMillis(900)));
     AtomicInteger lost = new AtomicInteger();

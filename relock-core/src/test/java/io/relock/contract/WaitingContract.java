@@ -160,6 +160,23 @@ public abstract class WaitingContract extends RelockContract {
   }
 
   @Test
+  void waiterWhoseQueueEntryVanished_queuesAgainAndStillGetsTheLock() {
+    Relock holder = client();
+    Relock waiter = client(b -> b.recheckInterval(Duration.ofMillis(100)));
+    LockLease held = holder.lock("vanished").acquire(Duration.ZERO);
+    CompletableFuture<LockLease> next = waiter.lock("vanished").acquireAsync(PATIENCE);
+    awaitQueued("vanished", 1);
+    String owner = (String) ((List<?>) redis("ZRANGE", lockKey("vanished") + ":q", "0", "0")).get(0);
+    redis("ZREM", lockKey("vanished") + ":q", owner);
+    redis("HDEL", lockKey("vanished") + ":qi", owner);
+    await("the waiter queued again", () -> redis("ZCARD", lockKey("vanished") + ":q").equals(1L));
+    held.close();
+    LockLease got = next.join();
+    assertThat(got.isValid()).isTrue();
+    got.close();
+  }
+
+  @Test
   void expiredQueueEntryOfADeadWaiter_isSkipped() {
     Relock holder = client();
     LockLease held = holder.lock("dead-waiter").acquire(Duration.ZERO);
