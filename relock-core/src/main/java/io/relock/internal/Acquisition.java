@@ -140,6 +140,16 @@ final class Acquisition {
       fail(error);
       return;
     }
+    try {
+      handleReply(mode, sent, reply);
+    } catch (RuntimeException e) {
+      // A reply of the wrong shape (a confused connection): fail rather than leave the caller hanging.
+      fail(new RelockException("unexpected reply " + reply + " from acquire.lua for lock '"
+          + state.keys.name() + "'", e));
+    }
+  }
+
+  private void handleReply(String mode, long sent, List<Object> reply) {
     int code = ((Long) reply.get(0)).intValue();
     long token = (Long) reply.get(1);
     long n = (Long) reply.get(2);

@@ -187,12 +187,12 @@ public final class LockEngine {
   }
 
   /**
-   * How long a lock handed to a waiter first lasts before the waiter confirms it: as long as a queue
-   * entry lives without a recheck. A waiter that died while queued thus delays the others by at
-   * most two entry lifetimes, not a whole lease.
+   * How long a lock handed to a waiter first lasts before the waiter confirms it (a third of the
+   * way in): two recheck intervals. A waiter that died while queued thus delays the others by at
+   * most its queue entry's lifetime plus this, not a whole lease.
    */
   long claimMillis() {
-    return 3 * settings.recheckInterval().toMillis();
+    return 2 * settings.recheckInterval().toMillis();
   }
 
   private String fenceRetentionMillis() {
