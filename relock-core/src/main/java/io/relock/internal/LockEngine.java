@@ -100,16 +100,6 @@ public final class LockEngine {
     return scheduler;
   }
 
-  /** Watchdog renewals sent so far; for tests. */
-  public long renewalCalls() {
-    return watchdog.calls();
-  }
-
-  /** Leases the watchdog currently renews; for tests. */
-  public int renewedLeases() {
-    return watchdog.size();
-  }
-
   LockKeys keys(String name) {
     return LockKeys.of(settings.keyPrefix(), name);
   }

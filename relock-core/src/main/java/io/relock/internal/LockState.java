@@ -89,8 +89,4 @@ final class LockState {
   synchronized Acquisition[] waiters() {
     return waiting.toArray(new Acquisition[0]);
   }
-
-  synchronized HeldLease[] threadLeases() {
-    return threadHolds.values().toArray(new HeldLease[0]);
-  }
 }

@@ -82,7 +82,7 @@ final class ScriptRunner {
       return new RelockException("Redis rejected " + script + " for lock '" + what + "'" + key + ": "
           + cause.getMessage(), cause);
     }
-    if (cause instanceof TimeoutException || cause.getClass().getSimpleName().contains("Timeout")) {
+    if (cause instanceof TimeoutException) {
       return new RelockException("Redis did not answer " + script + " for lock '" + what + "'" + key
           + " within " + timeout, cause);
     }

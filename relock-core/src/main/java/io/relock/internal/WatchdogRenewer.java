@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +27,6 @@ final class WatchdogRenewer {
   private final long tickNanos;
   private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
   private final Consumer<HeldLease> armExpiryCheck;
-  private final AtomicLong calls = new AtomicLong();
   private ScheduledFuture<?> task;
 
   /**
@@ -62,15 +60,6 @@ final class WatchdogRenewer {
     leases.remove(lease);
   }
 
-  int size() {
-    return leases.size();
-  }
-
-  /** Renewal script calls made so far (for tests and metrics). */
-  long calls() {
-    return calls.get();
-  }
-
   long tickNanos() {
     return tickNanos;
   }
@@ -102,7 +91,6 @@ final class WatchdogRenewer {
       args.add(lease.owner);
     }
     long sent = System.nanoTime();
-    calls.incrementAndGet();
     String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
     scripts.run(Scripts.RENEW, keys, args, what).whenComplete((reply, error) -> {
       if (error != null) {
