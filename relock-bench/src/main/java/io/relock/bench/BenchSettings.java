@@ -14,19 +14,20 @@ import java.util.List;
  * @param jvmWarmup extra load before the first window in fresh worker JVMs (JIT compilation)
  * @param warmup load before each measuring window, not counted
  * @param measure length of each measuring window
+ * @param settleLimit how long a configuration's windows are taken again while the JIT is busy
  * @param heldLocks locks held at once in the held-locks scenario
  * @param holdFor how long they are held (the measuring window)
  * @param heldLease the watchdog lease in that scenario (renewed every third of it)
  * @param loadLease the lease (or expiry) in the load scenarios
  */
 record BenchSettings(String mode, List<Integer> uncontendedThreads, int contendedThreads, int processes,
-    int threadsPerProcess, Duration jvmWarmup, Duration warmup, Duration measure, int heldLocks, Duration holdFor,
+    int threadsPerProcess, Duration jvmWarmup, Duration warmup, Duration measure, Duration settleLimit, int heldLocks, Duration holdFor,
     Duration heldLease, Duration loadLease) {
 
   /** The whole set: at most five minutes on two cores. */
   static BenchSettings full() {
     return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(1500), Duration.ofMillis(500),
-        Duration.ofMillis(1750), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
+        Duration.ofMillis(1750), Duration.ofSeconds(12), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /**
@@ -37,7 +38,7 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
    */
   static BenchSettings shortRun() {
     return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(1000), Duration.ofMillis(400),
-        Duration.ofMillis(1500), 10_000, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(30));
+        Duration.ofMillis(1500), Duration.ofSeconds(6), 10_000, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(30));
   }
 
   /** The watchdog's renewal period in the held-locks scenario. */

@@ -102,6 +102,7 @@ public final class BenchWorker {
         r.put("first_error", o.firstError());
         r.put("cpu_s", o.cpuSeconds());
         r.put("stragglers", o.stragglers());
+        r.put("jit_s", o.jitSeconds());
       }
       case "hold" -> {
         int count = ((Number) cmd.get("count")).intValue();

@@ -39,9 +39,12 @@ final class DocsWriter {
         .append("; load average (1, 5, 15 min) before: ").append(results.machine.loadBefore())
         .append(", after: ").append(results.loadAfter).append('\n');
     md.append(String.format(Locale.ROOT, "- **Phases:** per implementation and configuration %.2f s warm-up (%.2f s more"
-        + " in fresh JVMs), %.1f s measured, then a short `MONITOR` calibration window; worker JVMs and Redis share"
-        + " the machine's cores%n", results.settings.warmup().toMillis() / 1000.0,
-        results.settings.jvmWarmup().toMillis() / 1000.0, results.settings.measure().toMillis() / 1000.0));
+        + " in fresh JVMs), %.1f s measured, taken again while any worker's JIT compilers spent over %.0f%% of the"
+        + " window compiling (for up to %d s: `warm-up s` is the load run before the counted window, `JIT %%` that"
+        + " window's share); then a short `MONITOR` calibration window; worker JVMs and Redis share the machine's"
+        + " cores%n", results.settings.warmup().toMillis() / 1000.0,
+        results.settings.jvmWarmup().toMillis() / 1000.0, results.settings.measure().toMillis() / 1000.0,
+        100 * Bench.JIT_SETTLED, results.settings.settleLimit().toSeconds()));
     md.append("\n```\n").append(results.summaryLine()).append("\n```\n\n");
     md.append("![benchmark chart](benchmarks.png)\n\n");
 

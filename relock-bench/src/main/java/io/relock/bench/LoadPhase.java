@@ -46,9 +46,10 @@ final class LoadPhase {
    * @param firstError the first failure's message, or empty
    * @param cpuSeconds CPU this process used during the window
    * @param stragglers threads still waiting long after the window, interrupted
+   * @param jitSeconds time the JIT compilers spent compiling during the window (0 if unknown)
    */
   record Outcome(LatencyHistogram latencies, long[] perThread, long errors, String firstError,
-      double cpuSeconds, int stragglers) {}
+      double cpuSeconds, int stragglers, double jitSeconds) {}
 
   private LoadPhase() {}
 
@@ -108,8 +109,10 @@ final class LoadPhase {
 
     sleepUntil(measureFrom);
     long cpuFrom = processCpuNanos();
+    long jitFrom = jitMillis();
     sleepUntil(measureTo);
     long cpuTo = processCpuNanos();
+    double jit = (jitMillis() - jitFrom) / 1e3;
 
     int stragglers = 0;
     long joinBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -127,7 +130,7 @@ final class LoadPhase {
       all.add(histograms[i]);
       errorCount += errors[i];
     }
-    return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9, stragglers);
+    return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9, stragglers, jit);
   }
 
   /**
@@ -152,8 +155,10 @@ final class LoadPhase {
     }
     sleepUntil(measureFrom);
     long cpuFrom = processCpuNanos();
+    long jitFrom = jitMillis();
     sleepUntil(measureTo);
     long cpuTo = processCpuNanos();
+    double jit = (jitMillis() - jitFrom) / 1e3;
     boolean allStopped = stopped.await(20, TimeUnit.SECONDS);
     LatencyHistogram all = new LatencyHistogram();
     long errorCount = 0;
@@ -162,7 +167,7 @@ final class LoadPhase {
       errorCount += errors[i];
     }
     return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9,
-        allStopped ? 0 : (int) stopped.getCount());
+        allStopped ? 0 : (int) stopped.getCount(), jit);
   }
 
   private static void loop(LockClient.Pipelined client, String key, int index, long measureFrom, long measureTo,
@@ -200,6 +205,15 @@ final class LoadPhase {
       return os.getProcessCpuTime();
     }
     return 0;
+  }
+
+  /**
+   * Time the JIT compilers have spent compiling since the JVM started, in milliseconds (summed
+   * over compiler threads); 0 where the JVM does not tell.
+   */
+  static long jitMillis() {
+    var jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
   }
 
   /** The {@link System#nanoTime()} value corresponding to the wall clock time {@code millis}. */

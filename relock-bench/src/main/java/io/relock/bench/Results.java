@@ -139,7 +139,7 @@ final class Results {
     for (String scenario : List.of(UNCONTENDED, CONTENDED_JVM, CONTENDED_PROCESSES)) {
       Table t = new Table(titleOf(scenario), List.of("implementation", "procs x threads", "acq/s",
           "vs relock", "p50 ms", "p99 ms", "max ms", "calls/acq", "all cmds/acq", "Redis CPU us/acq",
-          "client CPU us/acq", "process spread (Jain)", "errors"));
+          "client CPU us/acq", "process spread (Jain)", "warm-up s", "JIT %", "errors"));
       for (Row r : rows) {
         if (!r.scenario.equals(scenario)) {
           continue;
@@ -149,7 +149,8 @@ final class Results {
             num(r.callsPerAcquisition(), 2), num(r.allCommandsPerAcquisition(), 1),
             num(r.redis.redisCpuSeconds() * 1e6 / Math.max(1, r.acquisitions()), 1),
             num(r.clientCpuSeconds * 1e6 / Math.max(1, r.acquisitions()), 1),
-            r.processes > 1 ? num(r.processFairness(), 3) : "-", String.valueOf(r.errors));
+            r.processes > 1 ? num(r.processFairness(), 3) : "-", num(r.warmupSeconds, 1), num(100 * r.jitShare, 0),
+            String.valueOf(r.errors));
       }
       if (!t.rows().isEmpty()) {
         tables.add(t);
@@ -199,6 +200,8 @@ final class Results {
     m.put("machine", machine.toJson());
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("warmup_s", settings.warmup().toMillis() / 1000.0);
+    s.put("settle_limit_s", settings.settleLimit().toMillis() / 1000.0);
+    s.put("jit_settled_share", Bench.JIT_SETTLED);
     s.put("measure_s", settings.measure().toMillis() / 1000.0);
     s.put("uncontended_threads", settings.uncontendedThreads());
     s.put("contended_threads", settings.contendedThreads());

@@ -24,10 +24,15 @@ final class Row {
   final String firstError;
   final int stragglers;
   final CallSplit split;
+  /** The largest share of the window any worker's JIT compilers spent compiling. */
+  final double jitShare;
+  /** Load run in this configuration before the counted window (re-measured windows included), s. */
+  final double warmupSeconds;
 
   Row(String scenario, Implementation impl, int processes, int threadsPerProcess, double seconds,
       LatencyHistogram latencies, List<Long> perProcess, long[] perThread, RedisInfo.Delta redis,
-      double clientCpuSeconds, long errors, String firstError, int stragglers, CallSplit split) {
+      double clientCpuSeconds, long errors, String firstError, int stragglers, CallSplit split, double jitShare,
+      double warmupSeconds) {
     this.scenario = scenario;
     this.impl = impl;
     this.processes = processes;
@@ -42,12 +47,20 @@ final class Row {
     this.firstError = firstError;
     this.stragglers = stragglers;
     this.split = split;
+    this.jitShare = jitShare;
+    this.warmupSeconds = warmupSeconds;
   }
 
   /** This row with client and script calls told apart by {@code calibration}. */
   Row withSplit(CallSplit calibration) {
     return new Row(scenario, impl, processes, threadsPerProcess, seconds, latencies, perProcess, perThread, redis,
-        clientCpuSeconds, errors, firstError, stragglers, calibration);
+        clientCpuSeconds, errors, firstError, stragglers, calibration, jitShare, warmupSeconds);
+  }
+
+  /** This row, counting {@code seconds} more of warm-up before it. */
+  Row afterWarmup(double seconds) {
+    return new Row(scenario, impl, processes, threadsPerProcess, this.seconds, latencies, perProcess, perThread,
+        redis, clientCpuSeconds, errors, firstError, stragglers, split, jitShare, warmupSeconds + seconds);
   }
 
   long acquisitions() {
@@ -111,6 +124,8 @@ final class Row {
     m.put("processes", processes);
     m.put("threads_per_process", threadsPerProcess);
     m.put("seconds", seconds);
+    m.put("warmup_s", warmupSeconds);
+    m.put("jit_share_of_window", jitShare);
     m.put("acquisitions", acquisitions());
     m.put("acquisitions_per_s", perSecond());
     Map<String, Object> latency = new LinkedHashMap<>();
