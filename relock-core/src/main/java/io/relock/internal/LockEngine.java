@@ -415,6 +415,21 @@ public final class LockEngine {
     if (!wait) {
       return;
     }
+    if (state != null) {
+      // On the thread that receives the reply, before the releasing thread wakes: the successor
+      // is waiting for the lock, and each hand-over within the client is on the critical path.
+      f = f.thenApply(r -> {
+        long code = (Long) r.get(0);
+        if (code > 1) {
+          state.released(code == 3);
+          if (code == 3) {
+            successor.passed((Long) r.get(1), sent);
+          }
+          retireIfIdle(state);
+        }
+        return r;
+      });
+    }
     List<Object> reply;
     try {
       reply = await(f, h.lockName());
@@ -427,13 +442,6 @@ public final class LockEngine {
       throw e;
     }
     long code = (Long) reply.get(0);
-    if (state != null && code > 1) {
-      state.released(code == 3);
-      if (code == 3) {
-        successor.passed((Long) reply.get(1), sent);
-      }
-      retireIfIdle(state);
-    }
     if (code <= 0) {
       h.lostOnClose(describeRelease(code));
     }
