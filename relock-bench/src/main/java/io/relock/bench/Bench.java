@@ -122,13 +122,15 @@ final class Bench {
 
   /**
    * A measuring window, taken again while the JIT compilers are still busy in some worker (more
-   * than {@link #JIT_SETTLED} of the window), until {@link BenchSettings#settleLimit()} has passed.
+   * than {@link #JIT_SETTLED} of the window), until {@link BenchSettings#settleLimit()} has passed;
+   * only the first window in fresh JVMs is taken again.
    * Fresh JVMs go on compiling for seconds, and on two cores they do so at the expense of the load:
    * a window taken too early measures the warm-up, not the library. A row that never settled shows
    * it in its JIT share. The row still needs its {@link Row#withSplit call split}.
    */
   private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
-    long giveUpAt = System.nanoTime() + settings.settleLimit().toNanos();
+    // Only a fresh JVM's first window waits for its JIT; later windows run code it has compiled.
+    long giveUpAt = System.nanoTime() + (firstWindow ? settings.settleLimit().toNanos() : 0);
     double warmed = 0;
     while (true) {
       Row row = window(scenario, impl, workers, keys);

@@ -40,7 +40,7 @@ final class DocsWriter {
         .append(", after: ").append(results.loadAfter).append('\n');
     md.append(String.format(Locale.ROOT, "- **Phases:** per implementation and configuration %.2f s warm-up (%.2f s more"
         + " in fresh JVMs), %.1f s measured, taken again while any worker's JIT compilers spent over %.0f%% of the"
-        + " window compiling (for up to %d s: `warm-up s` is the load run before the counted window, `JIT %%` that"
+        + " window compiling (the first window in fresh JVMs only, for up to %d s: `warm-up s` is the load run before the counted window, `JIT %%` that"
         + " window's share); then a short `MONITOR` calibration window; worker JVMs and Redis share the machine's"
         + " cores%n", results.settings.warmup().toMillis() / 1000.0,
         results.settings.jvmWarmup().toMillis() / 1000.0, results.settings.measure().toMillis() / 1000.0,
