@@ -27,7 +27,7 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   /** The whole set: at most five minutes on two cores. */
   static BenchSettings full() {
     return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(1500), Duration.ofMillis(500),
-        Duration.ofMillis(1750), Duration.ofSeconds(10), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
+        Duration.ofMillis(1750), Duration.ofSeconds(8), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /**
