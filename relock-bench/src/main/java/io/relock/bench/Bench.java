@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -228,53 +230,89 @@ final class Bench {
     return row;
   }
 
-  /** Scenario 4: many locks held under the watchdog, each implementation in a fresh worker. */
+  /**
+   * Scenario 4: many locks held under the watchdog, each implementation in a fresh worker. When
+   * the bench started its own Redis, the implementations hold their locks at the same time, each
+   * against a redis-server of its own (the held window is a minute of near-idle waiting, so this
+   * halves the scenario's time without mixing their counters); taking the locks, the busy part,
+   * still happens one implementation at a time. Against {@code REDIS_URL} they take turns.
+   */
   List<HeldRow> heldLocks() {
-    List<HeldRow> rows = new ArrayList<>();
-    for (Implementation impl : implementations) {
-      if (!impl.hasWatchdog()) {
-        continue;
+    List<Implementation> watched = implementations.stream().filter(Implementation::hasWatchdog).toList();
+    if (!redis.started() || watched.size() < 2) {
+      List<HeldRow> rows = new ArrayList<>();
+      for (Implementation impl : watched) {
+        heldOne(impl, redis, new Object()).ifPresent(rows::add);
       }
       redis.flushAll();
-      try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), redis.uri(),
-          logDir.resolve("held-" + impl.id() + ".log"))) {
-        w.call(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.heldLease().toMillis()),
-            WORKER_TIMEOUT);
-        Map<String, Object> opened = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
-        Map<String, Object> hold = w.call(Map.of("cmd", "hold", "count", settings.heldLocks(), "threads", 8),
-            WORKER_TIMEOUT);
-        long keysAtStart = redis.dbSize();
-        Map<String, Object> first = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
-        RedisInfo before;
-        RedisInfo after;
-        CallSplit split;
-        long began;
-        try (MonitorTally tally = MonitorTally.start(redis.uri())) {
-          before = redis.info();
-          began = System.nanoTime();
-          LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
-          after = redis.info();
-          split = tally.finish();
+      return rows;
+    }
+    Object acquiring = new Object();
+    List<CompletableFuture<Optional<HeldRow>>> runs = new ArrayList<>();
+    List<BenchRedis> extra = new ArrayList<>();
+    try {
+      for (Implementation impl : watched) {
+        BenchRedis own = runs.isEmpty() ? redis : BenchRedis.open(null);
+        if (own != redis) {
+          extra.add(own);
         }
-        double seconds = (System.nanoTime() - began) / 1e9;
-        Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
-        long keysAtEnd = redis.dbSize();
-        w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
-        HeldRow row = new HeldRow(impl, settings.heldLocks(), seconds, settings.renewalTick().toMillis() / 1000.0,
-            ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
-            (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
-            Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
-            ((Number) opened.get("heap_bytes")).longValue(), keysAtStart, keysAtEnd, split);
-        rows.add(row);
+        runs.add(CompletableFuture.supplyAsync(() -> heldOne(impl, own, acquiring)));
+      }
+      List<HeldRow> rows = new ArrayList<>();
+      runs.forEach(r -> r.join().ifPresent(rows::add));
+      return rows;
+    } finally {
+      extra.forEach(BenchRedis::close);
+      redis.flushAll();
+    }
+  }
+
+  /** One implementation holding its locks against {@code r}; {@code acquiring} serializes taking them. */
+  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object acquiring) {
+    r.flushAll();
+    try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), r.uri(),
+        logDir.resolve("held-" + impl.id() + ".log"))) {
+      w.call(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.heldLease().toMillis()),
+          WORKER_TIMEOUT);
+      Map<String, Object> opened = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
+      Map<String, Object> hold;
+      synchronized (acquiring) {
+        hold = w.call(Map.of("cmd", "hold", "count", settings.heldLocks(), "threads", 8), WORKER_TIMEOUT);
+      }
+      long keysAtStart = r.dbSize();
+      Map<String, Object> first = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
+      RedisInfo before;
+      RedisInfo after;
+      CallSplit split;
+      long began;
+      try (MonitorTally tally = MonitorTally.start(r.uri())) {
+        before = r.info();
+        began = System.nanoTime();
+        LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
+        after = r.info();
+        split = tally.finish();
+      }
+      double seconds = (System.nanoTime() - began) / 1e9;
+      Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
+      long keysAtEnd = r.dbSize();
+      w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
+      HeldRow row = new HeldRow(impl, settings.heldLocks(), seconds, settings.renewalTick().toMillis() / 1000.0,
+          ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
+          (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
+          Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
+          ((Number) opened.get("heap_bytes")).longValue(), keysAtStart, keysAtEnd, split);
+      synchronized (log) {
         log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB (%.0f bytes per lock)%n",
             elapsed(), impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6,
             row.bytesPerLock());
-      } catch (RuntimeException e) {
+      }
+      return Optional.of(row);
+    } catch (RuntimeException e) {
+      synchronized (log) {
         failed("held", impl, e);
       }
+      return Optional.empty();
     }
-    redis.flushAll();
-    return rows;
   }
 
   private List<Implementation> waiting() {

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -36,6 +37,11 @@ public final class BenchMain implements Callable<Integer> {
           + " (default: all; with --short all but contended-1jvm).")
   List<String> scenarios;
 
+  @Option(names = "--settle", paramLabel = "SECONDS",
+      description = "How long a fresh JVM's first window may be taken again while its JIT compiles"
+          + " (default 15, with --short 6). Longer compares steady states, past the five-minute budget.")
+  Integer settleSeconds;
+
   @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default relock-bench/target/bench).")
   Path out;
 
@@ -67,6 +73,13 @@ public final class BenchMain implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
     BenchSettings settings = shortRun ? BenchSettings.shortRun() : BenchSettings.full();
+    if (settleSeconds != null) {
+      if (settleSeconds < 0 || settleSeconds > 600) {
+        throw new CommandLine.ParameterException(new CommandLine(this),
+            "--settle must be between 0 and 600 seconds, not " + settleSeconds);
+      }
+      settings = settings.withSettleLimit(Duration.ofSeconds(settleSeconds));
+    }
     List<Implementation> chosen = new ArrayList<>();
     if (impls == null || impls.isEmpty()) {
       chosen.addAll(Arrays.asList(Implementation.values()));

@@ -27,7 +27,7 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   /** The whole set: at most five minutes on two cores. */
   static BenchSettings full() {
     return new BenchSettings("full", List.of(1, 8, 64), 8, 4, 8, Duration.ofMillis(1500), Duration.ofMillis(500),
-        Duration.ofMillis(1750), Duration.ofSeconds(8), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
+        Duration.ofMillis(1750), Duration.ofSeconds(15), 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /**
@@ -39,6 +39,11 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   static BenchSettings shortRun() {
     return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(1000), Duration.ofMillis(400),
         Duration.ofMillis(1500), Duration.ofSeconds(6), 10_000, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(30));
+  }
+
+  BenchSettings withSettleLimit(Duration limit) {
+    return new BenchSettings(mode, uncontendedThreads, contendedThreads, processes, threadsPerProcess, jvmWarmup, warmup,
+        measure, limit, heldLocks, holdFor, heldLease, loadLease);
   }
 
   /** The watchdog's renewal period in the held-locks scenario. */
