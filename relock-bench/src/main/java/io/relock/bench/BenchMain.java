@@ -39,7 +39,7 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--settle", paramLabel = "SECONDS",
       description = "How long a fresh JVM's first window may be taken again while its JIT compiles"
-          + " (default 15, with --short 6). Longer compares steady states, past the five-minute budget.")
+          + " (default 15, with --short 3). Longer compares steady states, past the five-minute budget.")
   Integer settleSeconds;
 
   @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default relock-bench/target/bench).")
@@ -111,8 +111,8 @@ public final class BenchMain implements Callable<Integer> {
       log.println("relock bench (" + settings.mode() + ", relock " + machine.relockCommit() + "): " + machine.oneLine());
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
-        log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, shorter warm-ups (the limit reaches less of"
-                + " its speed: limit_fraction reads high), scenario 2 (contended in one JVM) left out;"
+        log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, shorter warm-ups (JVMs"
+                + " often still compiling: rougher ratios than a full run's), scenario 2 (contended in one JVM) left out;"
                 + " %,d locks held for %d s under a %d s lease (the full run: 60 s under 30 s)%n",
             settings.uncontendedThreads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")), settings.measure().toMillis() / 1000.0, settings.heldLocks(),
             settings.holdFor().toSeconds(), settings.heldLease().toSeconds());

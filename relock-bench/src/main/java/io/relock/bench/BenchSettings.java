@@ -38,7 +38,7 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
    */
   static BenchSettings shortRun() {
     return new BenchSettings("short", List.of(8), 8, 4, 8, Duration.ofMillis(1000), Duration.ofMillis(400),
-        Duration.ofMillis(1500), Duration.ofSeconds(6), 10_000, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(30));
+        Duration.ofMillis(1500), Duration.ofSeconds(3), 10_000, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(30));
   }
 
   BenchSettings withSettleLimit(Duration limit) {
