@@ -238,20 +238,18 @@ final class Bench {
    * still happens one implementation at a time. Against {@code REDIS_URL} they take turns.
    */
   List<HeldRow> heldLocks() {
-    List<Implementation> watched = implementations.stream().filter(Implementation::hasWatchdog).toList();
-    if (!redis.started() || watched.size() < 2) {
-      List<HeldRow> rows = new ArrayList<>();
-      for (Implementation impl : watched) {
-        heldOne(impl, redis, new Object()).ifPresent(rows::add);
-      }
-      redis.flushAll();
-      return rows;
-    }
     Object acquiring = new Object();
     List<CompletableFuture<Optional<HeldRow>>> runs = new ArrayList<>();
     List<BenchRedis> extra = new ArrayList<>();
     try {
-      for (Implementation impl : watched) {
+      for (Implementation impl : implementations) {
+        if (!impl.hasWatchdog()) {
+          continue;
+        }
+        if (!redis.started()) {
+          runs.add(CompletableFuture.completedFuture(heldOne(impl, redis, acquiring)));
+          continue;
+        }
         BenchRedis own = runs.isEmpty() ? redis : BenchRedis.open(null);
         if (own != redis) {
           extra.add(own);

@@ -33,8 +33,9 @@ if count > 0 then
   return {1, count}
 end
 local successor = ARGV[4] or ''
+local now_ms, now_us
 if successor ~= '' then
-  local now_ms, now_us = server_time()
+  now_ms, now_us = server_time()
   local entry = redis.call('HGET', KEYS[4], successor)
   local live = entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms
   if live and ARGV[5] ~= '1' then
@@ -48,13 +49,13 @@ if successor ~= '' then
     redis.call('PEXPIRE', KEYS[1], string.match(entry, '^%d+ (%d+) '))
     return {3, tonumber(token)}
   end
-  redis.call('DEL', KEYS[1])
-  return {2, grant_next(now_ms, now_us, ARGV[2]) and 1 or 0}
 end
 redis.call('DEL', KEYS[1])
--- Nobody queued, the usual case without contention: no need to read the server clock.
-if redis.call('EXISTS', KEYS[3]) == 0 then
-  return {2, 0}
+if not now_ms then
+  -- Nobody queued, the usual case without contention: no need to read the server clock.
+  if redis.call('EXISTS', KEYS[3]) == 0 then
+    return {2, 0}
+  end
+  now_ms, now_us = server_time()
 end
-local now_ms, now_us = server_time()
 return {2, grant_next(now_ms, now_us, ARGV[2]) and 1 or 0}
