@@ -19,13 +19,16 @@ import java.util.concurrent.locks.Lock;
  *       acquisition waits for the first lease to close even on the same thread. Each lease carries
  *       a fencing token.
  *   <li><b>{@link Lock}</b> ({@link #lock()}, {@link #tryLock()}, {@link #unlock()}, ...): owned
- *       by the calling thread (platform or virtual) and re-entrant for that thread; the hold count
- *       is kept in Redis. Only the owning thread may {@link #unlock()}.
+ *       by the calling thread (platform or virtual) and re-entrant for that thread; the client
+ *       counts the thread's holds (Redis keeps a copy for operators) and the last {@link #unlock()}
+ *       releases them all. Only the owning thread may {@link #unlock()}.
  * </ul>
  * Both styles contend fairly with each other and with other processes: waiters are served in
  * arrival order, and a waiter is handed the lock directly by the release of the previous holder.
- * A thread that holds the lock through {@code lock()} and then calls {@code acquire} waits for
- * itself until its wait runs out.
+ * Mixing the styles on one thread waits for itself: a thread that holds the lock through {@code
+ * lock()} and then calls {@code acquire} waits until its wait runs out, and a thread that holds a
+ * lease and then calls {@code lock()} waits until some other thread closes that lease (relock
+ * cannot tell that none will: leases belong to no thread).
  *
  * <h2>Waiting</h2>
  * Waiting never polls Redis. Within one {@link Relock} client, threads that wait for the same lock
@@ -40,13 +43,27 @@ import java.util.concurrent.locks.Lock;
  * every third of that lease until release. {@code lock()} style holds are always renewed. A holder
  * that is paused or cut off past its lease loses the lock; see {@link LockLease}.
  *
- * <h2>Interruption</h2>
+ * <h2>Interruption and cancellation</h2>
  * {@link #lockInterruptibly()}, {@link #tryLock(long, TimeUnit)}, {@link #acquire(Duration)} and
- * {@link #tryAcquire(Duration)} respond to interruption by withdrawing from the queue (in Redis
- * too), releasing the lock if it was granted in the meantime, and throwing {@link
- * InterruptedException} ({@code acquire}/{@code tryAcquire} throw {@link RelockException} with the
- * interrupt flag set, since they declare no checked exception). {@link #lock()} ignores interrupts
- * while waiting and restores the interrupt flag when it returns.
+ * {@link #tryAcquire(Duration)} (zero waits included) respond to interruption by withdrawing the
+ * acquisition and throwing {@link InterruptedException} ({@code acquire}/{@code tryAcquire} throw
+ * {@link RelockException} with the interrupt flag set, since they declare no checked exception).
+ * Withdrawing means: whatever the acquisition may have in Redis, a queue entry or the lock itself
+ * (granted meanwhile, or taken by a call that Redis ran late), is released, and the call returns
+ * once Redis has confirmed that (waiting at most about twice the command timeout; past that, the
+ * release goes on in the background). If the acquisition had already succeeded when the interrupt
+ * arrived, the call returns normally with the interrupt flag set. Cancelling an {@link
+ * #acquireAsync} future withdraws the same way. {@link #lock()} ignores interrupts while waiting
+ * and restores the interrupt flag when it returns; {@link #tryLock()}, one attempt, ignores the
+ * flag and leaves it set, as {@link java.util.concurrent.locks.ReentrantLock#tryLock()} does.
+ *
+ * <h2>When Redis is unreachable</h2>
+ * An acquisition keeps trying while its wait lasts (a zero wait: for one command timeout), at once
+ * when the connection comes back, and fails with {@link RelockException} (not {@link
+ * LockTimeoutException}) if Redis stayed unreachable to the end; {@link #lock()} and {@link
+ * #lockInterruptibly()} wait as long as it takes. A release keeps trying for one command timeout,
+ * then throws {@link RelockException} and goes on trying in the background until the lock would
+ * have expired anyway.
  */
 public interface DistributedLock extends Lock {
 
@@ -90,10 +107,11 @@ public interface DistributedLock extends Lock {
   CompletableFuture<LockLease> acquireAsync(Duration wait);
 
   /**
-   * Acquires the lock for the calling thread, waiting as long as it takes; re-entrant. Renewed by
-   * the watchdog until the matching {@link #unlock()}.
+   * Acquires the lock for the calling thread, waiting as long as it takes (through Redis outages
+   * too); re-entrant. Renewed by the watchdog until the matching {@link #unlock()}.
    *
-   * @throws RelockException if Redis failed
+   * @throws RelockException if Redis refused the call (a key of the wrong type) or the client was
+   *     closed
    * @throws LockLostException if the calling thread already held this lock and that hold was lost;
    *     the thread must {@link #unlock()} its earlier holds before it can lock again
    */
@@ -107,7 +125,9 @@ public interface DistributedLock extends Lock {
   /**
    * One attempt, no waiting: acquires the lock for the calling thread if it is free (or already
    * held by this thread). Like {@link java.util.concurrent.locks.ReentrantLock#tryLock()}, this
-   * does not queue behind other waiters.
+   * does not queue behind other waiters, and it ignores the interrupt flag (leaving it set).
+   *
+   * @throws RelockException if Redis could not be asked within the command timeout
    */
   @Override
   boolean tryLock();
@@ -117,12 +137,16 @@ public interface DistributedLock extends Lock {
   boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
 
   /**
-   * Releases one hold of the calling thread; at the last one the lock is released in Redis and
-   * handed to the next waiter.
+   * Releases one hold of the calling thread; at the last one the lock is released in Redis (every
+   * hold at once) and handed to the next waiter. The hold is released here even when Redis cannot
+   * confirm it: the thread's count always drops by one.
    *
    * @throws IllegalMonitorStateException if the calling thread does not hold the lock (the lock is
    *     left alone)
    * @throws LockLostException if the thread's hold was lost (expired or taken)
+   * @throws RelockException if Redis could not confirm the release within the command timeout (a
+   *     last release goes on in the background until the lease would end), or the client was
+   *     closed and released the lock itself
    */
   @Override
   void unlock();
@@ -137,7 +161,11 @@ public interface DistributedLock extends Lock {
   /** Whether the calling thread holds the lock through {@link #lock()}-style calls. Local only. */
   boolean isHeldByCurrentThread();
 
-  /** The calling thread's {@code lock()}-style hold count; 0 if it does not hold the lock. */
+  /**
+   * The calling thread's {@code lock()}-style hold count; 0 if it does not hold the lock. Local
+   * only: the client keeps the count that counts. (Redis keeps a copy for operators, which can run
+   * ahead after a re-entry that was interrupted while Redis ran it.)
+   */
   int getHoldCount();
 
   /**

@@ -76,10 +76,11 @@ public interface LockLease extends AutoCloseable {
   /**
    * Releases this hold, from any thread. Blocks for one Redis round trip; if other processes wait
    * for the lock, the same call hands it to the longest waiter. Closing an already closed lease
-   * does nothing.
+   * does nothing. The lease is closed here whatever Redis answers.
    *
    * @throws LockLostException if the lease had been lost; another owner's lock is left untouched
-   * @throws RelockException if Redis could not be reached (the lock then expires by its lease)
+   * @throws RelockException if Redis could not be reached within the command timeout; the release
+   *     goes on in the background until the lease would have ended anyway
    */
   @Override
   void close();

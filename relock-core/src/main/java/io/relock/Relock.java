@@ -65,9 +65,14 @@ public final class Relock implements AutoCloseable {
   }
 
   /**
-   * Releases the locks this client still holds (their leases report nothing lost), fails its
-   * pending acquisitions with {@link RelockException}, stops the watchdog and closes the driver.
-   * Idempotent.
+   * Closes the client. Every acquisition still under way (a blocked {@code lock()} or {@code
+   * acquire}, a zero-wait attempt whose reply has not come back, an {@code acquireAsync} future)
+   * fails with {@link RelockException} ("client closed while acquiring ...") and is withdrawn from
+   * Redis; every lock the client holds is released (its leases turn invalid but report nothing
+   * lost, and a later {@code close()} of one does nothing; a later {@code unlock()} throws {@link
+   * RelockException}). Waits for Redis to confirm for at most about twice the command timeout;
+   * what Redis has not confirmed by then expires by its lease. Then stops the watchdog and closes
+   * the driver. Idempotent.
    */
   @Override
   public void close() {

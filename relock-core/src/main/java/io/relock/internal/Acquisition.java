@@ -1,26 +1,53 @@
 package io.relock.internal;
 
+import io.relock.LockLostException;
 import io.relock.LockTimeoutException;
 import io.relock.RelockException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One attempt to acquire a lock, from its first call to Redis until it holds the lease or gives
- * up. Asynchronous throughout: nothing here blocks a thread.
+ * One attempt to acquire a lock, from the caller's call until it holds the lock or has given up
+ * and left nothing behind in Redis. A state machine confined to its {@link LockState}'s mailbox:
+ * every method here runs as an event of that mailbox.
  *
- * <p>Waiting: the acquisition queues in its client's {@link LockState}; only the head of that
- * local queue is registered in Redis ({@code acquire.lua} mode {@code wait}). It then waits for a
- * grant notification (the previous holder's release handed it the lock), re-checking on its own
- * when the holder's lease should have run out or after the recheck interval, whichever is sooner.
- * When its time is up it asks once more ({@code giveup}), so a grant that raced the deadline is
- * kept rather than wasted.
+ * <pre>
+ *   LOCAL ──head──▶ ACTIVE ──granted / acquired──▶ HELD
+ *     │               │
+ *     │            gives up (deadline, interrupt, cancel, close, error)
+ *     │               ▼
+ *     └──timeout──▶ WITHDRAWING ──abandon confirmed──▶ SETTLED
+ * </pre>
+ *
+ * <p>Rules that make every interleaving safe:
+ * <ul>
+ *   <li><b>One call in flight.</b> The acquisition never sends a call before the previous one has
+ *       answered (or failed), so its calls reach Redis in the order it sent them whatever the
+ *       driver does, and a withdrawal can never be overtaken by its own earlier attempt.
+ *   <li><b>Gave up means cleaned up.</b> Once the caller has its answer (a failure), anything the
+ *       acquisition may have in Redis (a queue entry, or the lock itself, granted or taken by an
+ *       attempt whose reply was late or lost) is withdrawn with {@code abandon}, retried until
+ *       Redis confirms. A later success is never handed to anyone.
+ *   <li><b>Redis unreachable is waited out</b> within the acquisition's wait (for zero waits: the
+ *       command timeout): every mode may be sent again, since owner ids are unique per
+ *       acquisition and {@code acquire.lua} answers a repeat with what the first attempt did.
+ * </ul>
+ *
+ * <p>Waiting: only the head of the client's local queue waits in Redis ({@code wait}). It is then
+ * handed the lock by the previous holder's release (a grant notification, or directly within the
+ * client), re-checking on its own when the holder's lease should have run out, after the recheck
+ * interval, or when the connection comes back. When its time is up it asks once more ({@code
+ * giveup}), so a grant that raced the deadline is kept rather than wasted.
+ *
+ * <p>A re-entry (the thread already holds the lock through {@code lock()}) is an acquisition too:
+ * one {@code reenter} call that raises the count in Redis; the thread's own count, the one that
+ * counts, rises only when the caller is told of success.
  */
 final class Acquisition {
+  enum Phase { LOCAL, ACTIVE, HELD, WITHDRAWING, SETTLED }
+
   final LockEngine engine;
   final LockState state;
   final String owner;
@@ -28,17 +55,22 @@ final class Acquisition {
   final long leaseMillis;
   final boolean renewed;
   private final Duration wait;
+  private final long startNanos;
   private final long deadlineNanos;
-  private final boolean timed;
-  /** Completed with the lease, or exceptionally; cancellation is reported as CancellationException. */
+  /** Completed with the hold, or exceptionally, exactly once. */
   final CompletableFuture<HeldLease> result = new CompletableFuture<>();
+  private final CompletableFuture<Void> settled = new CompletableFuture<>();
+  private final Retry timer;
 
-  // Transitions are guarded by this; Redis calls are made outside the monitor.
-  private boolean done;
+  // Mailbox-confined state.
+  private Phase phase = Phase.LOCAL;
+  private HeldLease reentering;
+  private HeldLease held;
+  private boolean inFlight;
+  /** Whether Redis may hold a queue entry or the lock for this owner. */
   private boolean inRedis;
-  private ScheduledFuture<?> timer;
-  /** Latest send time of a call that Redis ran before any grant: a safe start of a granted lease. */
-  private volatile long grantNoEarlierThan;
+  /** Latest send time of a call that Redis ran before any grant: a safe start for a granted lease. */
+  private long grantNoEarlierThan;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, Duration wait,
       long leaseMillis, boolean renewed) {
@@ -49,8 +81,9 @@ final class Acquisition {
     this.wait = wait;
     this.leaseMillis = leaseMillis;
     this.renewed = renewed;
-    this.timed = wait != null;
-    this.deadlineNanos = timed ? System.nanoTime() + saturatedNanos(wait) : 0;
+    this.startNanos = System.nanoTime();
+    this.deadlineNanos = wait == null ? 0 : startNanos + saturatedNanos(wait);
+    this.timer = new Retry(engine, state);
   }
 
   private static long saturatedNanos(Duration d) {
@@ -61,74 +94,79 @@ final class Acquisition {
     }
   }
 
-  String waiterKey() {
-    return state.keys.lock() + ' ' + owner;
+  boolean isZeroWait() {
+    return wait != null && wait.isZero();
   }
 
-  /** One attempt that never queues ({@code tryLock()}, zero wait). */
-  void tryOnce() {
+  private boolean timed() {
+    return wait != null;
+  }
+
+  /** Queued in Redis and still waiting there: a release of this client may pass the lock to it. */
+  boolean isWaitingInRedis() {
+    return phase == Phase.ACTIVE && inRedis && reentering == null;
+  }
+
+  // ---- starting -----------------------------------------------------------------------------
+
+  /** A zero wait: one attempt that never queues. */
+  void startAttempt() {
+    phase = Phase.ACTIVE;
     send("try");
   }
 
-  /** Joins the local queue; the head starts waiting in Redis, the others wait for their turn. */
-  void queueLocally(int position) {
-    if (position == LockState.HEAD) {
-      startAsHead();
-    } else if (timed) {
-      schedule(Math.max(0, deadlineNanos - System.nanoTime()), this::localDeadline);
+  /** The thread already holds {@code h}: raise its count. */
+  void startReentry(HeldLease h) {
+    reentering = h;
+    phase = Phase.ACTIVE;
+    if (h.lostReason() != null) {
+      fail(new LockLostException(h.lockName(), h.lostReason()));
+      return;
+    }
+    send("reenter");
+  }
+
+  /** Queued behind other waiters of this client: nothing to do until it is first, or its time is up. */
+  void waitLocally() {
+    if (timed()) {
+      timer.after(deadlineNanos - System.nanoTime(), () -> fail(timeout()));
     }
   }
 
-  /** Now first in the local queue: register in Redis (or give up if the time already ran out). */
-  void startAsHead() {
-    synchronized (this) {
-      if (done) {
-        return;
-      }
-      if (!(timed && System.nanoTime() - deadlineNanos >= 0)) {
-        inRedis = true;
-      }
+  /** First in the client's queue: start waiting in Redis, unless the time is already up. */
+  void becomeHead() {
+    if (phase != Phase.LOCAL) {
+      return;
     }
-    if (!inRedis()) {
+    timer.cancel();
+    if (timed() && System.nanoTime() - deadlineNanos >= 0) {
       fail(timeout());
       return;
     }
-    engine.registerWaiter(this);
+    phase = Phase.ACTIVE;
     send("wait");
   }
 
-  private synchronized boolean inRedis() {
-    return inRedis;
-  }
-
-  /** Whether this waiter has its entry in the Redis queue and is still waiting. */
-  synchronized boolean isQueuedInRedis() {
-    return inRedis && !done;
-  }
-
-  private void localDeadline() {
-    synchronized (this) {
-      if (done || inRedis) {
-        return;
-      }
-    }
-    fail(timeout());
-  }
+  // ---- talking to Redis ---------------------------------------------------------------------
 
   private void send(String mode) {
+    inFlight = true;
+    if (!"reenter".equals(mode)) {
+      inRedis = true;
+    }
     long sent = System.nanoTime();
     if (grantNoEarlierThan == 0) {
       grantNoEarlierThan = sent;
     }
-    long entryMillis = entryLifetimeMillis();
-    engine.runAcquire(this, mode, entryMillis)
-        .whenComplete((reply, error) -> onReply(mode, sent, reply, error));
+    String runAs = reentering != null ? reentering.owner : owner;
+    engine.runAcquire(this, runAs, mode, entryLifetimeMillis())
+        .whenComplete((reply, error) -> state.post(() -> onReply(mode, sent, reply, error)));
   }
 
   /** A queue entry lives three recheck intervals unless refreshed, and never past the deadline. */
   private long entryLifetimeMillis() {
     long life = 3 * engine.settings().recheckInterval().toMillis();
-    if (timed) {
+    if (timed() && !isZeroWait()) {
       long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) + 1;
       life = Math.min(life, left);
     }
@@ -136,30 +174,53 @@ final class Acquisition {
   }
 
   private void onReply(String mode, long sent, List<Object> reply, Throwable error) {
-    if (error != null) {
-      fail(error);
-      return;
+    inFlight = false;
+    int code = 0;
+    long token = 0;
+    long n = 0;
+    if (error == null) {
+      try {
+        code = ((Long) reply.get(0)).intValue();
+        token = (Long) reply.get(1);
+        n = (Long) reply.get(2);
+      } catch (RuntimeException badShape) {
+        error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
+            + state.keys.name() + "'", badShape);
+      }
     }
-    try {
-      handleReply(mode, sent, reply);
-    } catch (RuntimeException e) {
-      // A reply of the wrong shape (a confused connection): fail rather than leave the caller hanging.
-      fail(new RelockException("unexpected reply " + reply + " from acquire.lua for lock '"
-          + state.keys.name() + "'", e));
+    if (error == null) {
+      timer.succeeded();
+      // What Redis now holds for this owner, as far as this reply tells.
+      inRedis = !("try".equals(mode) && code == 0) && code != -1 && code != -2 && code != -3;
+    }
+    switch (phase) {
+      case ACTIVE -> {
+        if (error != null) {
+          attemptFailed(mode, error);
+        } else {
+          answered(mode, sent, code, token, n);
+        }
+      }
+      case WITHDRAWING -> cleanUp(error);
+      default -> {
+        // HELD: a grant arrived while this call was in flight; the reply says the same or less.
+      }
     }
   }
 
-  private void handleReply(String mode, long sent, List<Object> reply) {
-    int code = ((Long) reply.get(0)).intValue();
-    long token = (Long) reply.get(1);
-    long n = (Long) reply.get(2);
+  private void answered(String mode, long sent, int code, long token, long n) {
     switch (code) {
-      case 1, 2 -> succeed(token, sent, (int) n, false);
-      case 3 -> succeed(token, grantNoEarlierThan, 1, true);
-      case -1 -> fail("abandon".equals(mode) ? new CancellationException() : timeout());
+      case 1 -> succeed(token, sent, false);
+      case 2 -> reentered();
+      case 3 -> succeed(token, grantNoEarlierThan, true);
       case 0 -> busy(mode, sent, n);
-      case -3 -> requeue();
-      default -> fail(new RelockException("unexpected reply " + reply + " from acquire.lua for lock '"
+      case -1 -> fail(timeout()); // 'giveup' withdrew it
+      case -2 -> {
+        reentering.lost("re-entry found the lock expired or held by another owner");
+        fail(new LockLostException(reentering.lockName(), reentering.lostReason()));
+      }
+      case -3 -> send("wait"); // the entry expired while this client was stalled
+      default -> fail(new RelockException("unexpected reply code " + code + " from acquire.lua for lock '"
           + state.keys.name() + "'"));
     }
   }
@@ -172,139 +233,170 @@ final class Acquisition {
     if (sent - grantNoEarlierThan > 0) {
       grantNoEarlierThan = sent;
     }
-    long now = System.nanoTime();
     long delay = engine.settings().recheckInterval().toNanos();
     if (pttlMillis > 0) {
       delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(pttlMillis + 1));
     }
-    if (timed) {
-      delay = Math.min(delay, deadlineNanos - now);
+    if (timed()) {
+      delay = Math.min(delay, deadlineNanos - System.nanoTime());
     }
-    schedule(Math.max(0, delay), this::recheck);
-  }
-
-  /** The entry in Redis is gone (expired while this client was stalled): queue again. */
-  private void requeue() {
-    synchronized (this) {
-      if (done) {
-        return;
-      }
-    }
-    send("wait");
+    timer.after(delay, this::recheck);
   }
 
   private void recheck() {
-    synchronized (this) {
-      if (done) {
-        return;
-      }
+    if (phase != Phase.ACTIVE || inFlight) {
+      return;
     }
-    boolean out = timed && System.nanoTime() - deadlineNanos >= 0;
-    send(out ? "giveup" : "recheck");
+    send(timed() && System.nanoTime() - deadlineNanos >= 0 ? "giveup" : "recheck");
   }
 
-  private void schedule(long delayNanos, Runnable task) {
-    synchronized (this) {
-      if (done) {
-        return;
-      }
-      timer = engine.scheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+  /** Redis could not be asked: try again while the wait lasts, else give up. */
+  private void attemptFailed(String mode, Throwable error) {
+    long now = System.nanoTime();
+    // A zero (or tiny) wait still gets one command timeout's worth of attempts; no wait limit, no end.
+    long until = timed() ? Math.max(deadlineNanos, startNanos + engine.settings().commandTimeout().toNanos())
+        : Long.MAX_VALUE;
+    if (!ScriptRunner.isTransient(error) || engine.isClosed() || now - until >= 0) {
+      fail(error instanceof RelockException r ? r : new RelockException(String.valueOf(error), error));
+      return;
     }
-  }
-
-  /**
-   * A release by another owner of this client passed the lock straight to this waiter; the lease
-   * started no earlier than that release was sent.
-   */
-  void passed(long token, long releaseSentNanos) {
-    succeed(token, Math.max(releaseSentNanos, grantNoEarlierThan), 1, false);
-  }
-
-  /** Delivered by the notification listener: the previous holder's release handed us the lock. */
-  void granted(long token) {
-    succeed(token, grantNoEarlierThan, 1, true);
-  }
-
-  private boolean finish() {
-    synchronized (this) {
-      if (done) {
-        return false;
-      }
-      done = true;
-      if (timer != null) {
-        timer.cancel(false);
-      }
+    String again = switch (mode) {
+      case "recheck" -> "wait";
+      default -> mode;
+    };
+    long delay = timer.nextBackoffNanos();
+    if (until != Long.MAX_VALUE) {
+      delay = Math.min(delay, until - now);
     }
-    return true;
+    timer.after(delay, () -> send(again));
   }
+
+  // ---- outcomes -----------------------------------------------------------------------------
 
   /**
    * @param handedOff whether the lock was granted by another owner's release (it then first
    *     lasts only the claim time, see handoff.lua)
    */
-  private void succeed(long token, long validFromNanos, int holdCount, boolean handedOff) {
-    if (!finish()) {
+  private void succeed(long token, long validFromNanos, boolean handedOff) {
+    if (phase != Phase.ACTIVE) {
       return;
     }
-    // Held before no longer waiting: a grant notification arriving in between must find one of
-    // the two, or it would be taken for an orphan and released under the new holder.
-    HeldLease lease = engine.acquired(this, token, validFromNanos, holdCount, handedOff);
-    engine.unregisterWaiter(this);
-    leaveQueue();
-    if (!result.complete(lease)) {
-      // The caller cancelled in the meantime: nobody will close this lease.
-      engine.abandonLease(lease);
-    }
+    timer.cancel();
+    phase = Phase.HELD;
+    held = engine.acquired(this, token, validFromNanos, handedOff);
+    state.held(this, held);
+    state.leaveQueue(this);
+    result.complete(held);
   }
 
-  private void fail(Throwable error) {
-    boolean registered;
-    synchronized (this) {
-      registered = inRedis;
+  private void reentered() {
+    timer.cancel();
+    phase = Phase.HELD;
+    held = reentering;
+    reentering.threadHolds++;
+    result.complete(reentering);
+    settle();
+  }
+
+  /** Delivered from a grant notification: the previous holder's release handed us the lock. */
+  void granted(long token) {
+    if (reentering == null) {
+      succeed(token, grantNoEarlierThan, true);
     }
-    if (!finish()) {
-      return;
-    }
-    engine.unregisterWaiter(this);
-    if (registered && !(error instanceof LockTimeoutException) && !(error instanceof CancellationException)) {
-      // A Redis error mid-wait: withdraw if Redis lets us, so the entry does not linger to its expiry.
-      engine.runAcquire(this, "abandon", 1);
-    }
-    leaveQueue();
-    result.completeExceptionally(error);
   }
 
   /**
-   * Withdraws: from the local queue, and from Redis (releasing a lock granted meanwhile). The
-   * returned future completes when Redis has confirmed, so a caller that throws afterwards leaves
-   * nothing behind. A no-op once the acquisition finished.
+   * A release by another owner of this client passed the lock straight to this waiter; the lease
+   * started no earlier than that release was sent. If this acquisition has given up meanwhile,
+   * its pending {@code abandon} releases it; if that is already over, release it here.
    */
-  CompletableFuture<Void> cancel() {
-    boolean registered;
-    synchronized (this) {
-      registered = inRedis;
+  void passed(long token, long releaseSentNanos) {
+    if (phase == Phase.ACTIVE) {
+      succeed(token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
+    } else if (phase == Phase.SETTLED) {
+      engine.releaseOrphan(state.keys, owner);
     }
-    if (!finish()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    engine.unregisterWaiter(this);
-    CompletableFuture<Void> cleaned = registered
-        ? engine.runAcquire(this, "abandon", 1).handle((r, e) -> null)
-        : CompletableFuture.completedFuture(null);
-    leaveQueue();
-    result.completeExceptionally(new CancellationException("acquisition of lock '" + state.keys.name() + "' cancelled"));
-    return cleaned;
   }
 
-  private void leaveQueue() {
-    Acquisition next = state.leave(this);
-    if (next != null) {
-      next.startAsHead();
+  /** The caller gets {@code error}; whatever Redis may hold for this owner is withdrawn. */
+  void fail(Throwable error) {
+    if (phase == Phase.HELD || phase == Phase.WITHDRAWING || phase == Phase.SETTLED) {
+      return;
     }
-    engine.retireIfIdle(state);
+    timer.cancel();
+    state.leaveQueue(this);
+    phase = Phase.WITHDRAWING;
+    result.completeExceptionally(error);
+    if (!inFlight || reentering != null) {
+      // A re-entry leaves nothing to withdraw (an extra count in Redis is harmless: the last
+      // unlock frees every hold), so it is over at once; a reply still on its way is ignored.
+      cleanUp(null);
+    }
+  }
+
+  /**
+   * After the caller gave up, and after every reply that came in since: withdraw from Redis
+   * whatever may still be there, until Redis confirms it is gone.
+   */
+  private void cleanUp(Throwable lastError) {
+    if (lastError == null && (!inRedis || reentering != null)) {
+      // Nothing in Redis (a re-entry's extra count there is harmless: the last unlock frees all).
+      settle();
+      return;
+    }
+    if (lastError != null && !ScriptRunner.isTransient(lastError) || engine.isTerminated()) {
+      settle(); // Redis refuses the call itself (a key of the wrong type): nothing more can be done
+      return;
+    }
+    if (lastError != null) {
+      timer.after(timer.nextBackoffNanos(), () -> cleanUp(null));
+      return;
+    }
+    send("abandon");
+  }
+
+  private void settle() {
+    if (phase == Phase.SETTLED) {
+      return;
+    }
+    if (phase != Phase.HELD) {
+      phase = Phase.SETTLED;
+    }
+    timer.cancel();
+    settled.complete(null);
+    if (reentering != null || phase == Phase.SETTLED) {
+      state.settled(this);
+    }
+  }
+
+  /**
+   * The caller stops waiting (interrupt, cancel, client closing). Completes with the hold if the
+   * acquisition had already succeeded (the caller must take it), else with null once Redis has
+   * confirmed that nothing is left there, or the attempt to make sure went on in the background.
+   */
+  CompletableFuture<HeldLease> withdraw(Throwable reason) {
+    switch (phase) {
+      case HELD -> {
+        return CompletableFuture.completedFuture(held);
+      }
+      case SETTLED -> {
+        return CompletableFuture.completedFuture(null);
+      }
+      default -> {
+        fail(reason);
+        return settled.thenApply(v -> null);
+      }
+    }
+  }
+
+  /** The connection came back: re-check or retry now rather than at the next timer. */
+  void reconnected() {
+    if (phase == Phase.ACTIVE || phase == Phase.WITHDRAWING) {
+      timer.now();
+    }
   }
 
   private LockTimeoutException timeout() {
-    return new LockTimeoutException(state.keys.name(), timed ? wait : Duration.ZERO);
+    return new LockTimeoutException(state.keys.name(), timed() ? wait : Duration.ZERO);
   }
 }

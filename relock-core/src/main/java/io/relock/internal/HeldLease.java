@@ -15,9 +15,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Validity is judged by the local monotonic clock: {@link #validUntilNanos} is the time the
  * acquisition (or the last successful renewal) was sent plus the lease minus the drift allowance.
  * Redis started the lease after that send, so the local deadline never outlasts Redis's.
+ *
+ * <p>Two kinds of state live here. Validity and loss only ever move one way (later deadline, valid
+ * to lost, open to closed) and are set with atomic writes by whoever learns of them: the watchdog,
+ * an expiry check, a caller of {@link #isValid()}. Everything else, the thread's hold count
+ * included, belongs to the lock's {@link LockState} and is written only by its mailbox.
  */
 final class HeldLease implements LockLease {
   final LockEngine engine;
+  final LockState state;
   final LockKeys keys;
   final String owner;
   final long token;
@@ -28,8 +34,11 @@ final class HeldLease implements LockLease {
   /** The owning thread's id for {@code lock()} style holds, or -1 for a lease-style owner. */
   final long threadId;
 
-  /** {@code lock()} holds not yet matched by {@code unlock()}; touched by the owning thread only. */
-  int threadHolds = 1;
+  /**
+   * {@code lock()} holds not yet matched by {@code unlock()}. Written only by the state's mailbox;
+   * read by the owning thread, which waited for that write.
+   */
+  volatile int threadHolds = 1;
 
   private volatile long validUntilNanos;
   private volatile String lostReason;
@@ -38,10 +47,11 @@ final class HeldLease implements LockLease {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   volatile ScheduledFuture<?> expiryCheck;
 
-  HeldLease(LockEngine engine, LockKeys keys, String owner, long token, long leaseNanos,
-      long driftNanos, boolean renewed, long threadId, long validUntilNanos) {
-    this.engine = engine;
-    this.keys = keys;
+  HeldLease(LockState state, String owner, long token, long leaseNanos, long driftNanos, boolean renewed,
+      long threadId, long validUntilNanos) {
+    this.engine = state.engine;
+    this.state = state;
+    this.keys = state.keys;
     this.owner = owner;
     this.token = token;
     this.leaseNanos = leaseNanos;
@@ -98,7 +108,7 @@ final class HeldLease implements LockLease {
 
   @Override
   public void close() {
-    engine.closeLease(this);
+    engine.close(this);
   }
 
   long validUntilNanos() {

@@ -5,14 +5,17 @@ import io.relock.RelockException;
 import io.relock.spi.RedisDriver;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -23,28 +26,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine behind one {@link io.relock.Relock} client: owner ids, the per-name local state, the
- * notification listener, the watchdog and lease expiry checks. Public only so that the API package
- * can reach it; not part of the API.
+ * The engine behind one {@link io.relock.Relock} client: owner ids, the per-name {@link
+ * LockState}s, the notification listener, the watchdog, lease expiry checks, and the calls that
+ * callers block on. Public only so that the API package can reach it; not part of the API.
+ *
+ * <p>Each lock name's local state is owned by its {@link LockState} and changed only by events
+ * posted to it; this class routes events (calls from the API, grant notifications, reconnects)
+ * and keeps what belongs to the whole client.
  */
 public final class LockEngine {
   private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
   private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * Releases in a row that may pass the lock to a waiter of this client ahead of other clients'
+   * waiters. Passing within the client saves a cross-process wake-up per acquisition; the bound
+   * keeps other processes from waiting more than this many holds per client ahead of them.
+   */
+  static final int PASSES_AHEAD = 16;
 
   private final RedisDriver driver;
   private final RelockSettings settings;
   private final ScriptRunner scripts;
   private final String clientId;
   private final String channel;
-  private final ScheduledExecutorService scheduler;
+  private final ScheduledThreadPoolExecutor scheduler;
   private final ExecutorService events;
   private final WatchdogRenewer watchdog;
+  /** The state of every name this client has something under way for, by lock key. */
   private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Acquisition> waiters = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, HeldLease> held = new ConcurrentHashMap<>();
   /** Numbers every acquisition's owner id, so no two acquisitions ever share one. */
   private final AtomicLong owners = new AtomicLong();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private volatile boolean closed;
+  private volatile boolean terminated;
 
   private LockEngine(RedisDriver driver, RelockSettings settings) {
     this.driver = driver;
@@ -55,14 +70,16 @@ public final class LockEngine {
     this.clientId = HexFormat.of().formatHex(id);
     this.channel = settings.keyPrefix() + "client:" + clientId;
     String tag = clientId.substring(0, 8);
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("relock-timer-" + tag));
-    timer.setRemoveOnCancelPolicy(true);
-    this.scheduler = timer;
+    this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("relock-timer-" + tag));
+    this.scheduler.setRemoveOnCancelPolicy(true);
     this.events = Executors.newSingleThreadExecutor(daemon("relock-events-" + tag));
     this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck);
   }
 
-  /** Subscribes to the client's notification channel and starts the watchdog. */
+  /**
+   * Subscribes to the client's notification channel, checks the server's settings, and starts the
+   * watchdog.
+   */
   public static LockEngine start(RedisDriver driver, RelockSettings settings) {
     LockEngine engine = new LockEngine(driver, settings);
     try {
@@ -70,12 +87,14 @@ public final class LockEngine {
           .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      engine.shutdownQuietly();
+      engine.shutdown();
       throw new RelockException("interrupted while subscribing to " + engine.channel, e);
     } catch (ExecutionException | TimeoutException e) {
-      engine.shutdownQuietly();
+      engine.shutdown();
       throw new RelockException("could not subscribe to notification channel " + engine.channel, e);
     }
+    driver.onReconnect(engine::reconnected);
+    ServerCheck.warnAboutEviction(engine.scripts, settings);
     engine.watchdog.start();
     return engine;
   }
@@ -96,84 +115,115 @@ public final class LockEngine {
     return settings;
   }
 
-  ScheduledExecutorService scheduler() {
-    return scheduler;
-  }
-
   LockKeys keys(String name) {
     return LockKeys.of(settings.keyPrefix(), name);
   }
 
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** Closed and shut down: background retries stop. */
+  boolean isTerminated() {
+    return terminated;
+  }
+
+  RelockException closedError(String name) {
+    return new RelockException("client closed while acquiring lock '" + name + "'");
+  }
+
+  // ---- states -------------------------------------------------------------------------------
+
+  /** The state for {@code keys}, created if needed, with one more reference. */
+  private LockState ref(LockKeys keys) {
+    return states.compute(keys.lock(), (k, s) -> {
+      LockState state = s != null ? s : new LockState(this, keys);
+      state.refs++;
+      return state;
+    });
+  }
+
+  /** Drops one reference; a state with none left is forgotten. */
+  void unref(LockState state) {
+    states.computeIfPresent(state.keys.lock(), (k, s) -> s != state ? s : --s.refs == 0 ? null : s);
+  }
 
   // ---- acquiring ----------------------------------------------------------------------------
 
   /**
    * Starts an acquisition. For a thread that already holds the lock through {@code lock()}, the
-   * hold count is raised in Redis (re-entry) and the thread's lease is returned.
+   * acquisition is a re-entry and completes with the thread's hold.
    *
    * @param threadId the owning thread for {@code lock()} style, or -1 for a lease
    * @param wait null to wait without limit, zero for one attempt
    * @param lease null for the default lease, renewed by the watchdog
    */
   Pending acquire(String name, long threadId, Duration wait, Duration lease) {
-    ensureOpen(name);
+    if (closed) {
+      throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
+    }
     boolean renewed = lease == null;
     long leaseMillis = (renewed ? settings.defaultLease() : lease).toMillis();
-    while (true) {
-      LockState state = states.computeIfAbsent(name, n -> new LockState(keys(n)));
-      if (threadId >= 0) {
-        HeldLease mine = state.threadHold(threadId);
-        if (mine != null) {
-          return new Pending(reenter(mine), null);
-        }
-      }
-      // Unique per acquisition, thread style included (re-entry reuses the hold's owner instead):
-      // a late grant notification can then never be mistaken for a later acquisition's.
-      long n = owners.incrementAndGet();
-      String owner = threadId >= 0 ? clientId + ":t" + threadId + "." + n : clientId + ":l" + n;
-      Acquisition a = new Acquisition(this, state, owner, threadId, wait, leaseMillis, renewed);
-      if (wait != null && wait.isZero()) {
-        a.tryOnce();
-        return new Pending(a.result, a);
-      }
-      int position = state.enqueue(a);
-      if (position == LockState.RETIRED) {
-        states.remove(name, state);
-        continue;
-      }
-      a.queueLocally(position);
-      return new Pending(a.result, a);
-    }
+    LockState state = ref(keys(name));
+    // Unique per acquisition, thread style included: a late grant notification or reply can then
+    // never be mistaken for a later acquisition's.
+    long n = owners.incrementAndGet();
+    String owner = threadId >= 0 ? clientId + ":t" + threadId + "." + n : clientId + ":l" + n;
+    Acquisition a = new Acquisition(this, state, owner, threadId, wait, leaseMillis, renewed);
+    state.post(() -> state.start(a));
+    return new Pending(a);
   }
 
   /** An acquisition under way: its result, and a way to withdraw it. */
-  record Pending(CompletableFuture<HeldLease> result, Acquisition acquisition) {
-    /** Withdraws (see {@link Acquisition#cancel()}); completes when Redis has confirmed. */
-    CompletableFuture<Void> cancel() {
-      return acquisition == null ? CompletableFuture.completedFuture(null) : acquisition.cancel();
+  static final class Pending {
+    private final Acquisition acquisition;
+
+    Pending(Acquisition acquisition) {
+      this.acquisition = acquisition;
+    }
+
+    CompletableFuture<HeldLease> result() {
+      return acquisition.result;
+    }
+
+    /** See {@link Acquisition#withdraw}. */
+    CompletableFuture<HeldLease> withdraw(Throwable reason) {
+      CompletableFuture<HeldLease> out = new CompletableFuture<>();
+      acquisition.state.post(() -> acquisition.withdraw(reason).whenComplete((h, e) -> {
+        if (e != null) {
+          out.completeExceptionally(e);
+        } else {
+          out.complete(h);
+        }
+      }));
+      return out;
     }
   }
 
-  private CompletableFuture<HeldLease> reenter(HeldLease lease) {
-    if (lease.lostReason() != null) {
-      return CompletableFuture.failedFuture(new LockLostException(lease.lockName(), lease.lostReason()));
+  /**
+   * Withdraws {@code p} because its caller stopped waiting, and waits (ignoring interrupts, at
+   * most twice the command timeout) until Redis holds nothing of it any more. Returns the hold if
+   * the acquisition had succeeded before it could be withdrawn.
+   */
+  HeldLease withdrawAndWait(Pending p, String why) {
+    CompletableFuture<HeldLease> f = p.withdraw(new CancellationException(why));
+    try {
+      return awaitUninterruptibly(f, settings.commandTimeout().multipliedBy(2));
+    } catch (TimeoutException e) {
+      return null; // still cleaning up; it goes on in the background
     }
-    List<String> args = List.of(lease.owner, Long.toString(TimeUnit.NANOSECONDS.toMillis(lease.leaseNanos)),
-        "reenter", "1", channel, fenceRetentionMillis(), Long.toString(claimMillis()));
-    return scripts.run(Scripts.ACQUIRE, lease.keys.all(), args, lease.lockName()).thenApply(reply -> {
-      if ((Long) reply.get(0) != 2L) {
-        lease.lost("re-entry found the lock expired or held by another owner");
-        throw new LockLostException(lease.lockName(), lease.lostReason());
-      }
-      lease.threadHolds++;
-      return lease;
-    });
   }
 
-  CompletableFuture<List<Object>> runAcquire(Acquisition a, String mode, long entryMillis) {
-    List<String> args = List.of(a.owner, Long.toString(a.leaseMillis), mode, Long.toString(entryMillis),
+  CompletableFuture<List<Object>> runAcquire(Acquisition a, String owner, String mode, long entryMillis) {
+    List<String> args = List.of(owner, Long.toString(a.leaseMillis), mode, Long.toString(entryMillis),
         channel, fenceRetentionMillis(), Long.toString(claimMillis()));
     return scripts.run(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name());
+  }
+
+  CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, Acquisition successor, boolean ahead) {
+    List<String> args = List.of(h.owner, fenceRetentionMillis(), all ? "1" : "0",
+        successor == null ? "" : successor.owner, ahead ? "1" : "0");
+    return scripts.run(Scripts.RELEASE, h.keys.all(), args, h.lockName());
   }
 
   /**
@@ -189,34 +239,21 @@ public final class LockEngine {
     return Long.toString(settings.fenceRetention().toMillis());
   }
 
-  void registerWaiter(Acquisition a) {
-    waiters.put(a.waiterKey(), a);
-  }
-
-  void unregisterWaiter(Acquisition a) {
-    waiters.remove(a.waiterKey(), a);
-  }
-
-  /** Turns a successful acquisition into a lease and starts keeping it alive (or watching it). */
-  HeldLease acquired(Acquisition a, long token, long validFromNanos, int holdCount, boolean handedOff) {
+  /** Turns a successful acquisition into a hold and starts keeping it alive (or watching it). */
+  HeldLease acquired(Acquisition a, long token, long validFromNanos, boolean handedOff) {
     Duration lease = Duration.ofMillis(a.leaseMillis);
     long drift = settings.driftFor(lease).toNanos();
     boolean claimed = handedOff && a.leaseMillis > claimMillis();
     long firstLease = TimeUnit.MILLISECONDS.toNanos(claimed ? claimMillis() : a.leaseMillis);
     long firstDrift = claimed ? settings.driftFor(Duration.ofNanos(firstLease)).toNanos() : drift;
-    HeldLease h = new HeldLease(this, a.state.keys, a.owner, token, lease.toNanos(), drift, a.renewed,
-        a.threadId, validFromNanos + firstLease - firstDrift);
-    h.threadHolds = holdCount;
-    held.put(heldKey(h), h);
-    if (a.threadId >= 0) {
-      a.state.putThreadHold(h);
-    }
+    HeldLease h = new HeldLease(a.state, a.owner, token, lease.toNanos(), drift, a.renewed, a.threadId,
+        validFromNanos + firstLease - firstDrift);
     if (h.renewed) {
       watchdog.add(h);
     }
     if (claimed) {
       long confirmAt = validFromNanos + TimeUnit.MILLISECONDS.toNanos(claimMillis()) / 3;
-      schedule(Math.max(0, confirmAt - System.nanoTime()), () -> confirmHandoff(h, validFromNanos));
+      schedule(confirmAt - System.nanoTime(), () -> confirmHandoff(h, validFromNanos, 0));
     }
     if (!h.renewed || claimed) {
       // Renewed leases get their expiry check from the watchdog, only when a deadline comes near.
@@ -227,9 +264,10 @@ public final class LockEngine {
 
   /**
    * A handed-over lock first lasts only the claim time; if its new owner still holds it a third of
-   * the way in, extend it to the lease the owner asked for. Short holds never need this call.
+   * the way in, extend it to the lease the owner asked for. Short holds never need this call. Redis
+   * unreachable: tried again until the claim would run out.
    */
-  private void confirmHandoff(HeldLease h, long grantedNanos) {
+  private void confirmHandoff(HeldLease h, long grantedNanos, int attempt) {
     if (h.closed.get() || h.lostReason() != null) {
       return;
     }
@@ -239,7 +277,12 @@ public final class LockEngine {
     scripts.run(Scripts.RENEW, List.of(h.keys.lock()), List.of(Long.toString(px), h.owner), h.lockName())
         .whenComplete((reply, error) -> {
           if (error != null) {
-            log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
+            long left = h.validUntilNanos() - System.nanoTime();
+            if (ScriptRunner.isTransient(error) && left > 0) {
+              schedule(Math.min(Retry.backoffNanos(attempt), left / 2), () -> confirmHandoff(h, grantedNanos, attempt + 1));
+            } else {
+              log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
+            }
           } else if ((Long) reply.get(0) == 1L) {
             h.extendTo(h.renewed ? sent + h.leaseNanos - h.driftNanos : grantedNanos + h.leaseNanos - h.driftNanos);
           } else {
@@ -248,26 +291,18 @@ public final class LockEngine {
         });
   }
 
-  private void schedule(long delayNanos, Runnable task) {
+  /** Runs {@code task} on the timer thread after {@code delayNanos}; null once the client is closing. */
+  ScheduledFuture<?> schedule(long delayNanos, Runnable task) {
     try {
-      scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      // The client is closing; close() releases every lease.
+      return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closing) {
+      return null;
     }
-  }
-
-  private static String heldKey(HeldLease h) {
-    return h.keys.lock() + ' ' + h.owner;
   }
 
   /** Arms a check at {@code h}'s local deadline that reports the lease lost if it is not renewed. */
   void scheduleExpiryCheck(HeldLease h) {
-    long delay = Math.max(0, h.validUntilNanos() - System.nanoTime());
-    try {
-      h.expiryCheck = scheduler.schedule(() -> checkExpiry(h), delay, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      // The client is closing; close() releases the lease.
-    }
+    h.expiryCheck = schedule(h.validUntilNanos() - System.nanoTime(), () -> checkExpiry(h));
   }
 
   private void checkExpiry(HeldLease h) {
@@ -289,6 +324,21 @@ public final class LockEngine {
         : "its lease of " + Duration.ofNanos(h.leaseNanos) + " ran out";
   }
 
+  /** Stops renewing and watching a hold that is being released. */
+  void stopTracking(HeldLease h) {
+    watchdog.remove(h);
+    ScheduledFuture<?> check = h.expiryCheck;
+    if (check != null) {
+      check.cancel(false);
+    }
+  }
+
+  /** Called once when a lease is found lost: stop renewing it. */
+  void leaseLost(HeldLease h) {
+    watchdog.remove(h);
+    log.warn("lease on lock '{}' (token {}) lost: {}", h.lockName(), h.token, h.lostReason());
+  }
+
   /** Runs a listener on the calling thread; a throwing listener is logged. */
   void runListenerHere(String lockName, Runnable listener) {
     try {
@@ -298,225 +348,183 @@ public final class LockEngine {
     }
   }
 
-  /** Called once when a lease is found lost: stop renewing and watching it. */
-  void leaseLost(HeldLease h) {
-    watchdog.remove(h);
-    log.warn("lease on lock '{}' (token {}) lost: {}", h.lockName(), h.token, h.lostReason());
-  }
-
+  /** Runs a listener on the client's event thread. */
   void runListener(String lockName, Runnable listener) {
     try {
-      events.execute(() -> {
-        try {
-          listener.run();
-        } catch (RuntimeException | Error e) {
-          log.error("onLost listener of lock '{}' threw; ignored", lockName, e);
-        }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      events.execute(() -> runListenerHere(lockName, listener));
+    } catch (RejectedExecutionException closing) {
       log.warn("client closed before the onLost listener of lock '{}' could run", lockName);
     }
   }
 
-  void retireIfIdle(LockState state) {
-    if (state.retireIfIdle()) {
-      states.remove(state.keys.name(), state);
-    }
+  /** Runs {@code r} on the client's event thread, never on a Redis I/O thread. */
+  void onEventThread(Runnable r) {
+    events.execute(r);
   }
 
-  // ---- notifications ------------------------------------------------------------------------
+  // ---- notifications and reconnects ---------------------------------------------------------
 
   /** A grant: {@code "<token> <owner> <lock key>"}, published by the releasing script. */
   private void onNotification(String message) {
     int first = message.indexOf(' ');
     int second = message.indexOf(' ', first + 1);
-    if (first < 0 || second < 0) {
+    long token;
+    try {
+      token = Long.parseLong(message.substring(0, Math.max(0, first)));
+    } catch (NumberFormatException e) {
+      token = -1;
+    }
+    if (first < 0 || second < 0 || token < 0) {
       log.warn("ignoring malformed notification '{}'", message);
       return;
     }
-    long token = Long.parseLong(message.substring(0, first));
     String owner = message.substring(first + 1, second);
     String lockKey = message.substring(second + 1);
-    String key = lockKey + ' ' + owner;
-    Acquisition a = waiters.get(key);
-    if (a != null) {
-      a.granted(token);
-    } else if (!held.containsKey(key) && !closed.get()) {
-      // Granted to a waiter this client no longer has (it failed or was cancelled while the grant
-      // was on its way): hand the lock on rather than leaving it to expire.
-      releaseOrphan(lockKey, owner);
+    LockState state = states.get(lockKey);
+    if (state != null) {
+      long granted = token;
+      state.post(() -> state.granted(owner, granted));
+    } else if (!closed) {
+      releaseOrphan(new LockKeys(lockKey, lockKey, lockKey + ":fence", lockKey + ":q", lockKey + ":qi"), owner);
     }
   }
 
-  private void releaseOrphan(String lockKey, String owner) {
-    String name = lockKey;
-    LockKeys keys = new LockKeys(name, lockKey, lockKey + ":fence", lockKey + ":q", lockKey + ":qi");
-    scripts.run(Scripts.RELEASE, keys.all(), List.of(owner, fenceRetentionMillis(), "1"), lockKey)
+  /**
+   * Releases a lock granted or passed to an acquisition nobody waits for any more. Safe whenever
+   * in doubt: owner ids are unique, so this never touches anyone else's hold. Tried again while
+   * Redis is unreachable, for up to a lease.
+   */
+  void releaseOrphan(LockKeys keys, String owner) {
+    long giveUpAt = System.nanoTime() + settings.defaultLease().toNanos();
+    releaseOrphan(keys, owner, giveUpAt, 0);
+  }
+
+  private void releaseOrphan(LockKeys keys, String owner, long giveUpAt, int attempt) {
+    scripts.run(Scripts.RELEASE, keys.all(), List.of(owner, fenceRetentionMillis(), "1", "", "0"), keys.name())
         .whenComplete((r, e) -> {
-          if (e != null) {
-            log.warn("could not pass on orphaned grant of {}: {}", lockKey, e.getMessage());
+          if (e == null) {
+            return;
+          }
+          if (ScriptRunner.isTransient(e) && !terminated && System.nanoTime() - giveUpAt < 0) {
+            schedule(Retry.backoffNanos(attempt), () -> releaseOrphan(keys, owner, giveUpAt, attempt + 1));
+          } else {
+            log.warn("could not release orphaned grant of lock '{}': {}", keys.name(), e.getMessage());
           }
         });
   }
 
-  // ---- releasing ----------------------------------------------------------------------------
-
-  /** {@link HeldLease#close()}: releases a lease-style hold, once. */
-  void closeLease(HeldLease h) {
-    if (!h.closed.compareAndSet(false, true)) {
+  /** The driver re-established a connection: waiters and retries act now, not at their timers. */
+  private void reconnected() {
+    if (terminated) {
       return;
     }
-    finishRelease(h, true);
+    log.info("connection to Redis re-established; re-checking waiters and renewing leases");
+    for (LockState state : states.values()) {
+      state.post(state::reconnected);
+    }
+    watchdog.renewNow();
+  }
+
+  // ---- releasing ----------------------------------------------------------------------------
+
+  /** {@link HeldLease#close()}: releases a lease, once, from any thread. */
+  void close(HeldLease h) {
+    CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
+    h.state.post(() -> h.state.close(h, done));
+    finishRelease(done, h.lockName());
   }
 
   /** {@code unlock()} by the calling thread. */
   void unlock(String name, long threadId) {
-    LockState state = states.get(name);
-    HeldLease h = state == null ? null : state.threadHold(threadId);
-    if (h == null) {
-      throw new IllegalMonitorStateException(
-          "the current thread does not hold lock '" + name + "'");
-    }
-    if (h.threadHolds > 1 && h.lostReason() == null) {
-      List<Object> reply = await(scripts.run(Scripts.RELEASE, h.keys.all(),
-          List.of(h.owner, fenceRetentionMillis(), "0"), name), name);
-      if ((Long) reply.get(0) == 1L) {
-        h.threadHolds--;
-        return;
+    LockKeys keys = keys(name);
+    LockState state = states.get(keys.lock());
+    if (state == null || !state.threadHolds.containsKey(threadId)) {
+      if (closed) {
+        throw new RelockException("client is closed; it released lock '" + name + "' when it closed");
       }
-      h.lost(describeRelease((Long) reply.get(0)));
+      throw new IllegalMonitorStateException("the current thread does not hold lock '" + name + "'");
     }
-    if (h.lostReason() != null && h.threadHolds > 1) {
-      h.threadHolds--;
-      throw new LockLostException(name, h.lostReason());
-    }
-    h.threadHolds = 0;
-    h.closed.set(true);
-    finishRelease(h, true);
+    CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
+    state.post(() -> state.unlock(threadId, done));
+    finishRelease(done, name);
   }
 
-  /**
-   * Releases in a row that may pass the lock to a waiter of this client ahead of other clients'
-   * waiters. Passing within the client saves a cross-process wake-up per acquisition; the bound
-   * keeps other processes from waiting more than this many holds per client ahead of them.
-   */
-  static final int PASSES_AHEAD = 16;
-
-  /** Stops watching {@code h}, releases it in Redis, and reports a loss by throwing. */
-  private void finishRelease(HeldLease h, boolean wait) {
-    stopTracking(h);
-    LockState state = wait ? states.get(h.lockName()) : null;
-    Acquisition successor = state == null ? null : state.successor();
-    String ahead = successor != null && state.mayPassAhead(PASSES_AHEAD) ? "1" : "0";
-    // Every remaining hold at once: the last unlock(), a lease close, or a lost hold being cleaned up.
-    List<String> args = List.of(h.owner, fenceRetentionMillis(), "1", successor == null ? "" : successor.owner, ahead);
-    long sent = System.nanoTime();
-    CompletableFuture<List<Object>> f = scripts.run(Scripts.RELEASE, h.keys.all(), args, h.lockName());
-    if (!wait) {
-      return;
-    }
-    if (state != null) {
-      // On the thread that receives the reply, before the releasing thread wakes: the successor
-      // is waiting for the lock, and each hand-over within the client is on the critical path.
-      f = f.thenApply(r -> {
-        long code = (Long) r.get(0);
-        if (code > 1) {
-          state.released(code == 3);
-          if (code == 3) {
-            successor.passed((Long) r.get(1), sent);
-          }
-          retireIfIdle(state);
-        }
-        return r;
-      });
-    }
-    List<Object> reply;
+  /** Waits for a release and throws what its caller must hear: a loss, or Redis failing. */
+  private void finishRelease(CompletableFuture<Release.Outcome> done, String name) {
+    Release.Outcome outcome;
     try {
-      reply = await(f, h.lockName());
-    } catch (RelockException e) {
-      if (h.lostReason() != null) {
-        LockLostException lost = new LockLostException(h.lockName(), h.lostReason());
-        lost.initCause(e);
-        throw lost;
-      }
-      throw e;
+      outcome = awaitUninterruptibly(done, settings.commandTimeout().multipliedBy(2).plusSeconds(1));
+    } catch (TimeoutException e) {
+      throw new RelockException("Redis did not confirm the release of lock '" + name + "' in time", e);
     }
-    long code = (Long) reply.get(0);
-    if (code <= 0) {
-      h.lostOnClose(describeRelease(code));
+    if (outcome == null) {
+      return; // closed before: closing again does nothing
     }
-    if (h.lostReason() != null) {
-      throw new LockLostException(h.lockName(), h.lostReason());
-    }
-  }
-
-  private static String describeRelease(long code) {
-    return code == 0 ? "the lock is held by another owner" : "the lock had expired";
-  }
-
-  private void stopTracking(HeldLease h) {
-    watchdog.remove(h);
-    held.remove(heldKey(h), h);
-    if (h.expiryCheck != null) {
-      h.expiryCheck.cancel(false);
-    }
-    if (h.threadId >= 0) {
-      LockState state = states.get(h.lockName());
-      if (state != null) {
-        state.removeThreadHold(h);
-        retireIfIdle(state);
-      }
+    String lost = outcome.lostReason() != null ? outcome.lostReason() : outcome.hold().lostReason();
+    if (lost != null) {
+      outcome.hold().lostOnClose(lost);
+      throw new LockLostException(name, lost);
     }
   }
 
   /** Releases a lease nobody will close (its acquisition was cancelled as it completed). */
   void abandonLease(HeldLease h) {
-    if (h.closed.compareAndSet(false, true)) {
-      finishRelease(h, false);
-    }
+    h.state.post(() -> h.state.close(h, new CompletableFuture<>()));
   }
 
   // ---- inspection ---------------------------------------------------------------------------
 
   boolean isLocked(String name) {
     LockKeys k = keys(name);
-    List<Object> reply = await(scripts.run(Scripts.INSPECT, List.of(k.lock(), k.fence(), k.queue()), List.of(), name), name);
+    List<Object> reply = await(scripts.run(Scripts.INSPECT, List.of(k.lock(), k.fence(), k.queue()), List.of(), name));
     return !"".equals(reply.get(0));
   }
 
   boolean forceUnlock(String name) {
     LockKeys k = keys(name);
-    List<Object> reply = await(scripts.run(Scripts.FORCE_UNLOCK, k.all(), List.of(fenceRetentionMillis()), name), name);
+    List<Object> reply = await(scripts.run(Scripts.FORCE_UNLOCK, k.all(), List.of(fenceRetentionMillis()), name));
     return (Long) reply.get(0) == 1L;
   }
 
   int holdCount(String name, long threadId) {
-    LockState state = states.get(name);
-    HeldLease h = state == null ? null : state.threadHold(threadId);
+    HeldLease h = threadHold(name, threadId);
     return h == null ? 0 : h.threadHolds;
   }
 
   boolean isHeldBy(String name, long threadId) {
-    LockState state = states.get(name);
-    HeldLease h = state == null ? null : state.threadHold(threadId);
+    HeldLease h = threadHold(name, threadId);
     return h != null && h.isValid();
   }
 
+  private HeldLease threadHold(String name, long threadId) {
+    LockState state = states.get(keys(name).lock());
+    return state == null ? null : state.threadHolds.get(threadId);
+  }
+
   /** Waits for a Redis call whose future is already bounded by the command timeout. */
-  <T> T await(CompletableFuture<T> f, String name) {
+  private <T> T await(CompletableFuture<T> f) {
+    try {
+      return awaitUninterruptibly(f, null);
+    } catch (TimeoutException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+  }
+
+  /**
+   * Waits for {@code f}, ignoring interrupts (the flag is restored), at most {@code bound} (null:
+   * no bound); a failure is rethrown as it is if unchecked.
+   */
+  static <T> T awaitUninterruptibly(CompletableFuture<T> f, Duration bound) throws TimeoutException {
     boolean interrupted = false;
+    long deadline = bound == null ? 0 : System.nanoTime() + bound.toNanos();
     try {
       while (true) {
         try {
-          return f.get();
+          return bound == null ? f.get() : f.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (ExecutionException e) {
-          Throwable c = e.getCause();
-          if (c instanceof RuntimeException r) {
-            throw r;
-          }
-          throw new RelockException("lock '" + name + "': " + c, c);
+          throw unchecked(e.getCause());
         }
       }
     } finally {
@@ -526,50 +534,50 @@ public final class LockEngine {
     }
   }
 
-  /** Runs {@code r} on the client's event thread, never on a Redis I/O thread. */
-  void onEventThread(Runnable r) {
-    events.execute(r);
-  }
-
-  private void ensureOpen(String name) {
-    if (closed.get()) {
-      throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
+  static RuntimeException unchecked(Throwable t) {
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      t = t.getCause();
     }
+    if (t instanceof RuntimeException r) {
+      return r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return new RelockException(String.valueOf(t), t);
   }
 
   // ---- closing ------------------------------------------------------------------------------
 
-  /** Withdraws waiters, releases held leases, stops timers, closes the driver. */
+  /**
+   * Fails pending acquisitions with {@link RelockException} (withdrawing them from Redis), releases
+   * held locks, stops timers, closes the driver. Waits for Redis to confirm for about twice the
+   * command timeout at most.
+   */
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    if (!closing.compareAndSet(false, true)) {
       return;
     }
+    closed = true;
     watchdog.stop();
-    for (Acquisition a : waiters.values()) {
-      try {
-        a.cancel().get(settings.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
-        log.debug("withdrawing a waiter on close failed", e);
-      }
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    for (LockState state : states.values()) {
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      state.post(() -> state.closeAll().whenComplete((v, e) -> done.complete(null)));
+      pending.add(done);
     }
-    for (LockState s : states.values()) {
-      for (Acquisition a : s.waiters()) {
-        a.cancel();
-      }
+    try {
+      awaitUninterruptibly(CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])),
+          settings.commandTimeout().multipliedBy(2).plusSeconds(1));
+    } catch (TimeoutException | RuntimeException e) {
+      log.warn("closing: Redis did not confirm every release in time; those locks expire by their leases");
     }
-    for (HeldLease h : held.values()) {
-      if (h.closed.compareAndSet(false, true)) {
-        try {
-          finishRelease(h, true);
-        } catch (RuntimeException e) {
-          log.debug("releasing lock '{}' on close: {}", h.lockName(), e.getMessage());
-        }
-      }
-    }
-    shutdownQuietly();
+    shutdown();
   }
 
-  private void shutdownQuietly() {
+  private void shutdown() {
+    closed = true;
+    terminated = true;
     scheduler.shutdownNow();
     events.shutdown();
     try {

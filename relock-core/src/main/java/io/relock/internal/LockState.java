@@ -1,92 +1,222 @@
 package io.relock.internal;
 
+import io.relock.RelockException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What one client knows about one lock name: its local wait queue (only the head of which is
- * registered in Redis) and the {@code lock()} holds of its threads. Guarded by its own monitor.
- * Retired (and replaced by a fresh one) once idle, so idle names cost no memory.
+ * Everything one client knows about one lock name: its acquisitions under way, its local wait
+ * queue (only the head of which waits in Redis), its holds, and the releases still in flight.
+ *
+ * <p>One owner: every field is read and written only by tasks of this state's {@link Mailbox}.
+ * Callers, Redis I/O threads, timers and the notification listener post events with {@link
+ * #post}; none of them touches the fields. (The one exception, {@link #threadHolds}, is a
+ * concurrent map so that a thread may read its own hold count without an event; only tasks write
+ * it.)
+ *
+ * <p>Lifetime: the engine keeps the state in its map while anything references it (see {@link
+ * LockEngine#ref}): each unsettled acquisition and each hold until its release is over. A state
+ * with no references is dropped, so idle names cost nothing; an event that reaches a dropped
+ * state finds nothing of its owner's and is handled as such (a grant for nobody is released).
  */
 final class LockState {
+  final LockEngine engine;
   final LockKeys keys;
-  private final ArrayDeque<Acquisition> waiting = new ArrayDeque<>();
-  private final Map<Long, HeldLease> threadHolds = new HashMap<>();
-  private boolean retired;
+  private final Mailbox mailbox = new Mailbox();
+
+  /** References held by acquisitions, holds and releases; changed only inside the engine's map. */
+  int refs;
+
+  private final Set<Acquisition> unsettled = new LinkedHashSet<>();
+  /** Fresh (non-re-entrant) acquisitions by owner id, so that grant notifications find them. */
+  private final Map<String, Acquisition> byOwner = new HashMap<>();
+  private final ArrayDeque<Acquisition> queue = new ArrayDeque<>();
+  private final Map<String, HeldLease> holds = new HashMap<>();
+  final ConcurrentHashMap<Long, HeldLease> threadHolds = new ConcurrentHashMap<>();
+  private final Set<Release> releases = new LinkedHashSet<>();
   /** Releases in a row that passed the lock straight to a waiter of this client. */
   private int passes;
 
-  LockState(LockKeys keys) {
+  LockState(LockEngine engine, LockKeys keys) {
+    this.engine = engine;
     this.keys = keys;
   }
 
-  static final int RETIRED = -1;
-  static final int QUEUED = 0;
-  static final int HEAD = 1;
+  void post(Runnable event) {
+    mailbox.post(event);
+  }
 
-  /**
-   * Queues {@code a}: {@link #HEAD} if it is now first and must start waiting in Redis, {@link
-   * #QUEUED} if it waits behind others, {@link #RETIRED} if this state was retired (use a new one).
-   */
-  synchronized int enqueue(Acquisition a) {
-    if (retired) {
-      return RETIRED;
+  // ---- acquisitions -------------------------------------------------------------------------
+
+  /** The first event of an acquisition: a re-entry, one attempt, or a place in the queue. */
+  void start(Acquisition a) {
+    unsettled.add(a);
+    if (engine.isClosed()) {
+      a.fail(engine.closedError(keys.name()));
+      return;
     }
-    waiting.addLast(a);
-    return waiting.size() == 1 ? HEAD : QUEUED;
+    HeldLease mine = a.threadId >= 0 ? threadHolds.get(a.threadId) : null;
+    if (mine != null) {
+      a.startReentry(mine);
+      return;
+    }
+    byOwner.put(a.owner, a);
+    if (a.isZeroWait()) {
+      a.startAttempt();
+      return;
+    }
+    queue.addLast(a);
+    if (queue.peekFirst() == a) {
+      a.becomeHead();
+    } else {
+      a.waitLocally();
+    }
   }
 
-  /** Removes {@code a}; returns the waiter that becomes head because of it, or null. */
-  synchronized Acquisition leave(Acquisition a) {
-    boolean wasHead = waiting.peekFirst() == a;
-    waiting.remove(a);
-    return wasHead ? waiting.peekFirst() : null;
+  /** Takes {@code a} out of the local queue; the next waiter, if it becomes head, starts in Redis. */
+  void leaveQueue(Acquisition a) {
+    boolean wasHead = queue.peekFirst() == a;
+    queue.remove(a);
+    if (wasHead) {
+      Acquisition next = queue.peekFirst();
+      if (next != null) {
+        next.becomeHead();
+      }
+    }
+  }
+
+  /** {@code a} is over: nothing of it is left in Redis or here. */
+  void settled(Acquisition a) {
+    unsettled.remove(a);
+    byOwner.remove(a.owner, a);
+    engine.unref(this);
+  }
+
+  /** {@code a} got the lock: it becomes a hold, which takes over the acquisition's reference. */
+  void held(Acquisition a, HeldLease h) {
+    unsettled.remove(a);
+    byOwner.remove(a.owner, a);
+    holds.put(h.owner, h);
+    if (h.threadId >= 0) {
+      threadHolds.put(h.threadId, h);
+    }
+  }
+
+  /** A grant notification: the previous holder's release handed the lock to {@code owner}. */
+  void granted(String owner, long token) {
+    Acquisition a = byOwner.get(owner);
+    if (a != null) {
+      a.granted(token);
+    } else if (!holds.containsKey(owner)) {
+      // Granted to an acquisition this client no longer has: hand the lock on rather than leave it.
+      engine.releaseOrphan(keys, owner);
+    }
+  }
+
+  /** The connection to Redis was re-established: what waits for a timer may have missed news. */
+  void reconnected() {
+    for (Acquisition a : new ArrayList<>(unsettled)) {
+      a.reconnected();
+    }
+    for (Release r : new ArrayList<>(releases)) {
+      r.reconnected();
+    }
+  }
+
+  // ---- releases -----------------------------------------------------------------------------
+
+  /** {@code unlock()} by thread {@code threadId}; see {@link LockEngine#unlock}. */
+  void unlock(long threadId, CompletableFuture<Release.Outcome> done) {
+    HeldLease h = threadHolds.get(threadId);
+    if (h == null) {
+      done.completeExceptionally(new IllegalMonitorStateException(
+          "the current thread does not hold lock '" + keys.name() + "'"));
+      return;
+    }
+    if (h.threadHolds > 1) {
+      // The thread's count is the one that counts; Redis's is kept in step where it can be.
+      h.threadHolds--;
+      if (h.lostReason() != null) {
+        done.complete(new Release.Outcome(h, h.lostReason()));
+        return;
+      }
+      start(new Release(this, h, false, null, false, done));
+      return;
+    }
+    h.threadHolds = 0;
+    finish(h, done);
+  }
+
+  /** {@link HeldLease#close()}: releases a lease, once; completes with null if it was closed before. */
+  void close(HeldLease h, CompletableFuture<Release.Outcome> done) {
+    if (!h.closed.compareAndSet(false, true)) {
+      done.complete(null);
+      return;
+    }
+    finish(h, done);
   }
 
   /**
-   * The waiter a release may pass the lock to without leaving this client: the local head, if it
-   * is queued in Redis and still waiting. Null if there is none.
+   * Releases every hold of {@code h} in Redis, passing the lock to this client's next waiter if
+   * one is queued in Redis (ahead of other clients at most {@link LockEngine#PASSES_AHEAD} times
+   * in a row).
    */
-  synchronized Acquisition successor() {
-    Acquisition head = waiting.peekFirst();
-    return head != null && head.isQueuedInRedis() ? head : null;
+  private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
+    h.closed.set(true);
+    engine.stopTracking(h);
+    holds.remove(h.owner, h);
+    threadHolds.remove(h.threadId, h);
+    Acquisition next = queue.peekFirst();
+    Acquisition successor = next != null && next.isWaitingInRedis() ? next : null;
+    boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
+    start(new Release(this, h, true, successor, ahead, done));
   }
 
-  /**
-   * Whether the next pass may jump ahead of other clients' waiters: at most {@code limit} times in
-   * a row, so that a busy client cannot keep the lock from the others.
-   */
-  synchronized boolean mayPassAhead(int limit) {
-    return passes < limit;
+  private void start(Release r) {
+    releases.add(r);
+    r.send();
   }
 
-  /** Records how a release ended: passed within this client, or out of it. */
-  synchronized void released(boolean passedWithin) {
+  /** A full release ended in Redis: passed within this client, or freed / handed to another. */
+  void released(boolean passedWithin) {
     passes = passedWithin ? passes + 1 : 0;
   }
 
-  synchronized HeldLease threadHold(long threadId) {
-    return threadHolds.get(threadId);
-  }
-
-  synchronized void putThreadHold(HeldLease lease) {
-    threadHolds.put(lease.threadId, lease);
-  }
-
-  synchronized void removeThreadHold(HeldLease lease) {
-    threadHolds.remove(lease.threadId, lease);
-  }
-
-  /** Retires the state if idle; returns whether it did. */
-  synchronized boolean retireIfIdle() {
-    if (!retired && waiting.isEmpty() && threadHolds.isEmpty() && passes == 0) {
-      retired = true;
+  /** A release is over (answered, or given up); a full release also ends the hold's reference. */
+  void releaseDone(Release r) {
+    if (releases.remove(r) && r.all) {
+      engine.unref(this);
     }
-    return retired;
   }
 
-  synchronized Acquisition[] waiters() {
-    return waiting.toArray(new Acquisition[0]);
+  // ---- closing ------------------------------------------------------------------------------
+
+  /**
+   * The client is closing: fails every acquisition (withdrawing it from Redis) and releases
+   * every hold. The future completes when all of that is over, or has been given up.
+   */
+  CompletableFuture<Void> closeAll() {
+    List<CompletableFuture<?>> pending = new ArrayList<>();
+    RelockException closed = engine.closedError(keys.name());
+    for (Acquisition a : new ArrayList<>(unsettled)) {
+      pending.add(a.withdraw(closed));
+    }
+    for (HeldLease h : new ArrayList<>(holds.values())) {
+      CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
+      h.threadHolds = 0;
+      finish(h, done);
+      pending.add(done);
+    }
+    for (Release r : releases) {
+      pending.add(r.finished());
+    }
+    return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).handle((v, e) -> null);
   }
 }

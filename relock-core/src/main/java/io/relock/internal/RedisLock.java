@@ -7,14 +7,18 @@ import io.relock.RelockException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 
-/** {@link DistributedLock} over a {@link LockEngine}: argument checks and the blocking styles. */
+/**
+ * {@link DistributedLock} over a {@link LockEngine}: argument checks and the blocking styles. Every
+ * way of waiting ends in one of two ways: the caller gets the hold, or the acquisition is
+ * withdrawn and the caller waits (ignoring interrupts, bounded) until Redis holds nothing of it.
+ */
 public final class RedisLock implements DistributedLock {
   private final LockEngine engine;
   private final String name;
@@ -32,14 +36,14 @@ public final class RedisLock implements DistributedLock {
   @Override
   public LockLease acquire(Duration wait) {
     Checks.waitTime(wait);
-    return leaseOrThrow(engine.acquire(name, -1, wait, null), wait);
+    return leaseOrThrow(engine.acquire(name, -1, wait, null));
   }
 
   @Override
   public LockLease acquire(Duration wait, Duration lease) {
     Checks.waitTime(wait);
     Checks.lease("lease", lease);
-    return leaseOrThrow(engine.acquire(name, -1, wait, lease), wait);
+    return leaseOrThrow(engine.acquire(name, -1, wait, lease));
   }
 
   @Override
@@ -51,7 +55,7 @@ public final class RedisLock implements DistributedLock {
     }
   }
 
-  private LockLease leaseOrThrow(LockEngine.Pending p, Duration wait) {
+  private LockLease leaseOrThrow(LockEngine.Pending p) {
     try {
       return awaitInterruptibly(p);
     } catch (InterruptedException e) {
@@ -67,20 +71,29 @@ public final class RedisLock implements DistributedLock {
     CompletableFuture<LockLease> user = new CompletableFuture<>();
     user.whenComplete((lease, error) -> {
       if (user.isCancelled()) {
-        p.cancel();
+        // A hold that won the race with the cancel is nobody's: release it.
+        p.withdraw(new java.util.concurrent.CancellationException("acquireAsync cancelled"))
+            .thenAccept(won -> {
+              if (won != null) {
+                engine.abandonLease(won);
+              }
+            });
       }
     });
     p.result().whenComplete((lease, error) -> {
       try {
         engine.onEventThread(() -> {
           if (error != null) {
-            user.completeExceptionally(unwrap(error));
+            user.completeExceptionally(LockEngine.unchecked(error));
           } else if (!user.complete(lease)) {
             engine.abandonLease(lease);
           }
         });
       } catch (RejectedExecutionException closed) {
         user.completeExceptionally(new RelockException("client closed while acquiring lock '" + name + "'"));
+        if (lease != null) {
+          engine.abandonLease(lease);
+        }
       }
     });
     return user;
@@ -88,22 +101,7 @@ public final class RedisLock implements DistributedLock {
 
   @Override
   public void lock() {
-    LockEngine.Pending p = engine.acquire(name, threadId(), null, null);
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          unwrapGet(p.result());
-          return;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    awaitUninterruptibly(engine.acquire(name, threadId(), null, null));
   }
 
   @Override
@@ -114,9 +112,18 @@ public final class RedisLock implements DistributedLock {
     awaitInterruptibly(engine.acquire(name, threadId(), null, null));
   }
 
+  /**
+   * One attempt. Like {@code ReentrantLock.tryLock()}, ignores the interrupt flag (and leaves it
+   * set): the attempt is one round trip, not a wait.
+   */
   @Override
   public boolean tryLock() {
-    return tryLock(Duration.ZERO);
+    try {
+      awaitUninterruptibly(engine.acquire(name, threadId(), Duration.ZERO, null));
+      return true;
+    } catch (LockTimeoutException e) {
+      return false;
+    }
   }
 
   @Override
@@ -131,18 +138,6 @@ public final class RedisLock implements DistributedLock {
       return true;
     } catch (LockTimeoutException e) {
       return false;
-    }
-  }
-
-  private boolean tryLock(Duration wait) {
-    try {
-      unwrapGet(engine.acquire(name, threadId(), wait, null).result());
-      return true;
-    } catch (LockTimeoutException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RelockException("interrupted during tryLock of '" + name + "'", e);
     }
   }
 
@@ -182,44 +177,30 @@ public final class RedisLock implements DistributedLock {
   }
 
   /**
-   * Waits for the acquisition; on interrupt withdraws it (waiting for Redis to confirm, so nothing
-   * is left queued) and throws, unless it had completed meanwhile.
+   * Waits for the acquisition; on interrupt withdraws it (waiting until Redis holds nothing of it)
+   * and throws, unless it had succeeded first: then the caller gets the hold, interrupt flag set.
    */
   private HeldLease awaitInterruptibly(LockEngine.Pending p) throws InterruptedException {
     try {
-      return unwrapGet(p.result());
+      return p.result().get();
+    } catch (ExecutionException e) {
+      throw LockEngine.unchecked(e.getCause());
     } catch (InterruptedException e) {
-      engine.await(p.cancel(), name);
-      if (p.result().isDone() && !p.result().isCompletedExceptionally()) {
+      HeldLease won = engine.withdrawAndWait(p, "interrupted while acquiring lock '" + name + "'");
+      if (won != null) {
         Thread.currentThread().interrupt();
-        return p.result().join();
+        return won;
       }
       throw e;
     }
   }
 
-  private static HeldLease unwrapGet(CompletableFuture<HeldLease> f) throws InterruptedException {
+  private static void awaitUninterruptibly(LockEngine.Pending p) {
     try {
-      return f.get();
-    } catch (ExecutionException e) {
-      Throwable c = unwrap(e.getCause());
-      if (c instanceof RuntimeException r) {
-        throw r;
-      }
-      if (c instanceof Error err) {
-        throw err;
-      }
-      throw new RelockException(String.valueOf(c), c);
-    } catch (CancellationException e) {
-      throw new RelockException("acquisition cancelled (client closed?)", e);
+      LockEngine.awaitUninterruptibly(p.result(), null);
+    } catch (TimeoutException impossible) {
+      throw new IllegalStateException(impossible);
     }
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 
   @SuppressWarnings("deprecation") // Thread.getId(): threadId() needs Java 19; both are unique per thread.

@@ -66,6 +66,43 @@ final class ScriptRunner {
     return driverTimesOut ? f : f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Whether a failed call may succeed if tried again: Redis could not be reached or did not answer
+   * in time (its outcome is then unknown), or it answered with an error that passes (loading its
+   * data, busy with a script, a failover under way). Not: an error reply about the call itself
+   * (a key of the wrong type, a script error), or a reply of the wrong shape.
+   */
+  static boolean isTransient(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof UnexpectedReplyException) {
+        return false;
+      }
+      if (t instanceof RedisReplyException reply) {
+        String m = String.valueOf(reply.getMessage());
+        for (String passing : PASSING_ERRORS) {
+          if (m.startsWith(passing)) {
+            return true;
+          }
+        }
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Error replies that say "not now" rather than "never". */
+  private static final String[] PASSING_ERRORS =
+      {"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY", "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT"};
+
+  /** A reply of a shape no relock script returns: a confused connection or a foreign script. */
+  static final class UnexpectedReplyException extends RelockException {
+    private static final long serialVersionUID = 1L;
+
+    UnexpectedReplyException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   private static Throwable unwrap(Throwable t) {
     while (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();

@@ -9,8 +9,9 @@ public final class Scripts {
   public static final LuaScript RENEW = LuaScript.load("renew.lua");
   public static final LuaScript FORCE_UNLOCK = LuaScript.load("force_unlock.lua");
   public static final LuaScript INSPECT = LuaScript.load("inspect.lua");
+  public static final LuaScript SERVER_INFO = LuaScript.load("server_info.lua");
 
-  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT);
+  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT, SERVER_INFO);
 
   private Scripts() {}
 }

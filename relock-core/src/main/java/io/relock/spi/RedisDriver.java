@@ -10,11 +10,10 @@ import java.util.function.Consumer;
  * relock-core, once. A driver is thread-safe and non-blocking; its futures may complete on I/O
  * threads, and core never blocks in their callbacks.
  *
- * <p>Ordering: relock sometimes sends a call before the previous one for the same waiter has
- * answered (withdrawing a waiter whose enqueue is still in flight). A driver that keeps calls in
- * the order they were made (one multiplexed connection, as Lettuce does) gives the best result; one
- * that may reorder them (a connection pool) stays safe, at the cost of a queue entry lingering until
- * it expires.
+ * <p>Ordering: a driver may run calls in any order (a connection pool does). Core never has two
+ * calls for the same owner in flight at once, so the order of one owner's calls never depends on
+ * the driver; a call that timed out on the client is followed by a withdrawal only after that, and
+ * a connection that dropped takes its unsent commands with it.
  *
  * <p>Failures: a Redis error reply completes the future with {@link RedisReplyException} carrying
  * the reply text (for example {@code NOSCRIPT ...} or {@code WRONGTYPE ...}); any other exception
@@ -38,6 +37,16 @@ public interface RedisDriver extends AutoCloseable {
    * After a reconnect the driver subscribes again on its own. Called once per client.
    */
   CompletableFuture<Void> subscribe(String channel, Consumer<String> listener);
+
+  /**
+   * Registers {@code listener}, to be run each time the driver has re-established a connection to
+   * Redis after losing it (for the notification connection: once it is subscribed again). Core
+   * then re-checks its waiters and retries what failed at once, instead of at their next timers:
+   * notifications published while the connection was down are lost. Called once, before any
+   * command; the listener must not block. The default never calls it; core's timers then bound
+   * the delay.
+   */
+  default void onReconnect(Runnable listener) {}
 
   /**
    * Whether every future this driver returns fails on its own once the command timeout it was

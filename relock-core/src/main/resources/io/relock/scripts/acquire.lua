@@ -17,8 +17,10 @@
 --
 -- Returns {code, fencing token, n}:
 --   { 1, token, 1}     acquired now
---   { 2, token, count} re-entered: the caller already held it; count is the new hold count
---   { 3, token, 1}     the lock had been handed to the caller while it waited
+--   { 2, token, count} re-entered ('reenter' only); count is the new hold count in Redis
+--   { 3, token, 1}     the caller already holds it: handed to it while it waited, or taken by an
+--                      earlier attempt of the same acquisition whose reply was lost (owner ids are
+--                      unique per acquisition, so any mode but 'reenter' may be sent again safely)
 --   { 0, 0, pttl}      held by another owner (queued unless mode is 'try'); pttl of that hold, -1 if none
 --   {-1, 0, 0}         withdrawn ('giveup' or 'abandon')
 --   {-2, 0, 0}         'reenter' found the caller no longer holds the lock: nothing changed
@@ -32,7 +34,9 @@ local holder = redis.call('HGET', KEYS[1], 'o')
 
 if holder == owner then
   local token = tonumber(redis.call('HGET', KEYS[1], 't'))
-  if mode == 'try' or mode == 'wait' or mode == 'reenter' then
+  if mode == 'reenter' then
+    -- The count in Redis is for operators; the client keeps the one it relies on. A re-entry whose
+    -- reply was lost may count twice here: harmless, since the last unlock releases every hold.
     local count = redis.call('HINCRBY', KEYS[1], 'c', 1)
     redis.call('PEXPIRE', KEYS[1], lease)
     return {2, token, count}

@@ -3,13 +3,16 @@
 -- KEYS[1] lock hash, KEYS[2] fence, KEYS[3] wait queue, KEYS[4] waiter table (see handoff.lua)
 -- ARGV[1] owner id of the caller
 -- ARGV[2] how long the fence key is kept after its last use, in milliseconds
--- ARGV[3] '1' to release every hold at once (closing a lost or abandoned hold), else '0'
+-- ARGV[3] '1' to release every hold at once (the last unlock(), a lease close, an abandoned or
+--         lost hold); '0' to drop one of several holds, which never frees the lock: the client
+--         sends it only while it counts more than one hold of its own, and the count kept here
+--         may run ahead of the client's after a lost reply, so it never goes below 1
 -- ARGV[4] a queued owner of the caller's own client to pass the lock to directly, or ''
 -- ARGV[5] '1' to pass to ARGV[4] even if others queued first; '0' to pass only if it is first in
 --         line (the client bounds how often in a row it says '1', so other clients get turns)
 --
 -- Returns {code, n}:
---   { 1, count}  one hold released, the caller still holds the lock count times
+--   { 1, count}  one of several holds dropped ('0'); count is what Redis still counts (at least 1)
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
 --   { 3, token}  passed to the owner named in ARGV[4], with this new fencing token
@@ -25,11 +28,11 @@ end
 if holder ~= ARGV[1] then
   return {0, 0}
 end
-local count = 0
 if ARGV[3] ~= '1' then
-  count = redis.call('HINCRBY', KEYS[1], 'c', -1)
-end
-if count > 0 then
+  local count = tonumber(redis.call('HGET', KEYS[1], 'c'))
+  if count > 1 then
+    count = redis.call('HINCRBY', KEYS[1], 'c', -1)
+  end
   return {1, count}
 end
 local successor = ARGV[4] or ''

@@ -92,6 +92,25 @@ public abstract class ConnectionContract {
   }
 
   @Test
+  void tlsWithoutPeerVerification_isNamedInAWarning() {
+    Assumptions.assumeTrue(RedisServer.tlsSupported(), "redis-server or openssl without TLS support");
+    try (RedisServer server = RedisServer.builder().tls(true).start()) {
+      String[] log = new String[1];
+      PrintStream original = System.err;
+      ByteArrayOutputStream captured = new ByteArrayOutputStream();
+      System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      try (Relock relock = Relock.connect(server.uri())) {
+        assertLocks(relock, "unverified");
+      } finally {
+        System.setErr(original);
+        log[0] = captured.toString(StandardCharsets.UTF_8);
+      }
+      assertThat(server.uri()).contains("verifyPeer=NONE");
+      assertThat(log[0]).contains("does not verify the server's certificate").contains("127.0.0.1");
+    }
+  }
+
+  @Test
   void tlsUri_works() {
     Assumptions.assumeTrue(RedisServer.tlsSupported(), "redis-server or openssl without TLS support");
     try (RedisServer server = RedisServer.builder().tls(true).start(); Relock relock = Relock.connect(server.uri())) {

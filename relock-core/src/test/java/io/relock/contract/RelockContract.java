@@ -121,6 +121,64 @@ public abstract class RelockContract {
     }
   }
 
+  /**
+   * Holds every write command (relock's scripts included) in Redis for {@code d} or until {@link
+   * #unpause()}: calls reach Redis and wait there, as when it is slow. Reads still answer.
+   */
+  protected void pauseWrites(Duration d) {
+    redis("CLIENT", "PAUSE", Long.toString(d.toMillis()), "WRITE");
+  }
+
+  protected void unpause() {
+    redis("CLIENT", "UNPAUSE");
+  }
+
+  /** Waits until {@code n} calls have reached Redis and are held there by {@link #pauseWrites}. */
+  protected void awaitCallsHeldByThePause(int n) {
+    await(n + " call(s) held in Redis by the pause", () -> {
+      String info = (String) redis("INFO", "clients");
+      for (String line : info.split("\r?\n")) {
+        if (line.startsWith("blocked_clients:")) {
+          return Long.parseLong(line.substring("blocked_clients:".length()).trim()) >= n;
+        }
+      }
+      return false;
+    });
+  }
+
+  /** Waits until nothing of lock {@code name} is left in Redis but its fence. */
+  protected void awaitNothingLeftOf(String name) {
+    await("lock '" + name + "' is free with nothing queued", () -> redis("EXISTS", lockKey(name)).equals(0L)
+        && redis("EXISTS", lockKey(name) + ":q").equals(0L) && redis("EXISTS", lockKey(name) + ":qi").equals(0L));
+  }
+
+  /** How many lock names {@code client} keeps local state for (read from its engine, for tests only). */
+  public static int localStates(Relock client) {
+    try {
+      java.lang.reflect.Field engineField = Relock.class.getDeclaredField("engine");
+      engineField.setAccessible(true);
+      Object engine = engineField.get(client);
+      java.lang.reflect.Field states = engine.getClass().getDeclaredField("states");
+      states.setAccessible(true);
+      return ((java.util.Map<?, ?>) states.get(engine)).size();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read the engine's local state", e);
+    }
+  }
+
+  /** What {@code action} printed on standard error (where slf4j-simple logs). */
+  protected static String stderrOf(Runnable action) {
+    java.io.PrintStream original = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(original);
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   protected static String lockKey(String name) {
     return "relock:{" + name + "}";
   }

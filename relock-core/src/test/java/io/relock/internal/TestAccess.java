@@ -7,4 +7,8 @@ public final class TestAccess {
   public static int passesAhead() {
     return LockEngine.PASSES_AHEAD;
   }
+
+  public static int renewalBatch() {
+    return WatchdogRenewer.BATCH;
+  }
 }

@@ -7,9 +7,9 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.JedisSocketFactory;
 
 /**
  * One channel subscription kept alive on a connection and a daemon thread of its own: Jedis's
@@ -29,10 +29,11 @@ final class ChannelSubscriber {
   private static final long UNSUBSCRIBE_GRACE_MS = 200;
   private static final long STOP_WAIT_MS = 2_000;
 
-  private final HostAndPort endpoint;
+  private final JedisSocketFactory sockets;
   private final JedisClientConfig config;
   private final String channel;
   private final Consumer<String> listener;
+  private final Runnable resubscribed;
   private final String where;
   private final CompletableFuture<Void> firstSubscription = new CompletableFuture<>();
   private final CountDownLatch stopping = new CountDownLatch(1);
@@ -42,14 +43,17 @@ final class ChannelSubscriber {
   private volatile JedisPubSub subscription;
 
   /**
+   * @param resubscribed run (on this subscriber's thread) each time the subscription is confirmed
+   *     again after the connection was lost
    * @param where the endpoint as it may appear in logs (no password)
    */
-  ChannelSubscriber(HostAndPort endpoint, JedisClientConfig config, String channel, Consumer<String> listener,
-      String threadName, String where) {
-    this.endpoint = endpoint;
+  ChannelSubscriber(JedisSocketFactory sockets, JedisClientConfig config, String channel, Consumer<String> listener,
+      Runnable resubscribed, String threadName, String where) {
+    this.sockets = sockets;
     this.config = config;
     this.channel = channel;
     this.listener = listener;
+    this.resubscribed = resubscribed;
     this.where = where;
     this.thread = new Thread(this::run, threadName);
     this.thread.setDaemon(true);
@@ -66,7 +70,7 @@ final class ChannelSubscriber {
     boolean lost = false;
     while (running) {
       Forwarder pubsub = new Forwarder(lost);
-      try (Connection c = new Connection(endpoint, config)) {
+      try (Connection c = new Connection(sockets, config)) {
         connection = c;
         subscription = pubsub;
         // close() sets running, then reads connection: one of the two sees the other's write.
@@ -177,10 +181,11 @@ final class ChannelSubscriber {
     @Override
     public void onSubscribe(String subscribed, int count) {
       confirmed = true;
+      firstSubscription.complete(null);
       if (resubscribing) {
         log.info("subscribed to {} on {} again", subscribed, where);
+        resubscribed.run();
       }
-      firstSubscription.complete(null);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
@@ -57,6 +59,7 @@ public final class JedisDriver implements RedisDriver {
   private final ConnectionPool pool;
   private final ThreadPoolExecutor workers;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile Runnable reconnectListener = () -> {};
   private ChannelSubscriber subscriber;
 
   private JedisDriver(HostAndPort endpoint, JedisClientConfig config, int connections, String where) {
@@ -72,7 +75,7 @@ public final class JedisDriver implements RedisDriver {
     poolConfig.setJmxEnabled(false);
     // Each worker holds at most one connection, so a borrow waits only while one is being opened.
     poolConfig.setMaxWait(Duration.ofMillis(Math.max(1, config.getConnectionTimeoutMillis()) * 2L));
-    this.pool = new ConnectionPool(endpoint, config, poolConfig);
+    this.pool = new ConnectionPool(new ConnectionFactory(new KeepAliveSocketFactory(endpoint, config), config), poolConfig);
 
     AtomicInteger n = new AtomicInteger();
     this.workers = new ThreadPoolExecutor(connections, connections, 30, TimeUnit.SECONDS,
@@ -97,6 +100,10 @@ public final class JedisDriver implements RedisDriver {
    */
   public static JedisDriver connect(String uri, DriverSettings settings) {
     RedisUri parsed = RedisUri.parse(uri);
+    if (parsed.tls && parsed.verifyPeer == RedisUri.PeerVerification.NONE) {
+      log.warn("TLS to {} does not verify the server's certificate (verifyPeer=NONE): the connection is "
+          + "encrypted, but anyone on the network path can pose as the server", parsed.endpoint());
+    }
     return start(parsed.endpoint(), parsed.clientConfig(settings), DEFAULT_CONNECTIONS, parsed.toString());
   }
 
@@ -161,8 +168,32 @@ public final class JedisDriver implements RedisDriver {
     if (subscriber != null) {
       throw new IllegalStateException("the Jedis driver subscribes to one channel; already subscribed");
     }
-    subscriber = new ChannelSubscriber(endpoint, config, channel, listener, threadPrefix + "-pubsub", where);
+    subscriber = new ChannelSubscriber(new KeepAliveSocketFactory(endpoint, config), config, channel, listener,
+        this::reconnected, threadPrefix + "-pubsub", where);
     return subscriber.start();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Jedis's pooled connections report nothing when they reconnect; the notification connection
+   * does, when it subscribes again after losing the connection, which is when Redis is reachable
+   * again for the commands too.
+   */
+  @Override
+  public void onReconnect(Runnable listener) {
+    reconnectListener = Objects.requireNonNull(listener, "listener");
+  }
+
+  private void reconnected() {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      reconnectListener.run();
+    } catch (RuntimeException e) {
+      log.warn("the reconnect listener failed", e); // this thread is the only one that hears grants
+    }
   }
 
   private <T> CompletableFuture<T> run(CommandArguments command, Function<Object, T> convert) {

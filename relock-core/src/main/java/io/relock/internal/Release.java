@@ -1,0 +1,134 @@
+package io.relock.internal;
+
+import io.relock.RelockException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One release of a hold in Redis: all of it ({@code unlock()} of the last hold, a lease's {@code
+ * close()}, a client closing), or one of a thread's several holds. Confined to its {@link
+ * LockState}'s mailbox, like everything the state owns.
+ *
+ * <p>Redis unreachable: the release is tried again (at once when the connection comes back, else
+ * after a backoff) until the command timeout has passed since it began; the caller is then told
+ * with a {@link RelockException}, and a full release goes on trying in the background until the
+ * lock would have expired in Redis anyway, so that a brief outage does not keep others waiting for
+ * a whole lease. A retry never names a successor: the lock may already have been passed on by the
+ * attempt whose reply was lost.
+ */
+final class Release {
+  /** How a release ended for its caller: {@code lostReason} is null unless the hold had been lost. */
+  record Outcome(HeldLease hold, String lostReason) {}
+
+  private final LockState state;
+  private final LockEngine engine;
+  final HeldLease hold;
+  /** Every hold at once, freeing the lock; or one of several, never freeing it. */
+  final boolean all;
+  private Acquisition successor;
+  private boolean ahead;
+  private final CompletableFuture<Outcome> caller;
+  private final CompletableFuture<Void> finished = new CompletableFuture<>();
+  private final long callerDeadline;
+  private final long giveUpAt;
+  private final Retry retry;
+  /** Send time of the first attempt, and whether some attempt's outcome is unknown. */
+  private long firstSent;
+  private boolean outcomeUnknown;
+
+  Release(LockState state, HeldLease hold, boolean all, Acquisition successor, boolean ahead,
+      CompletableFuture<Outcome> caller) {
+    this.state = state;
+    this.engine = state.engine;
+    this.hold = hold;
+    this.all = all;
+    this.successor = successor;
+    this.ahead = ahead;
+    this.caller = caller;
+    long now = System.nanoTime();
+    this.callerDeadline = now + engine.settings().commandTimeout().toNanos();
+    // Past the hold's local deadline plus the drift allowance, Redis has let the lock go by itself.
+    long expiry = hold.validUntilNanos() + hold.driftNanos;
+    this.giveUpAt = all && expiry - callerDeadline > 0 ? expiry : callerDeadline;
+    this.retry = new Retry(engine, state);
+  }
+
+  /** Completes when this release is over in every way, background retries included. */
+  CompletableFuture<Void> finished() {
+    return finished;
+  }
+
+  void send() {
+    long sent = System.nanoTime();
+    if (firstSent == 0) {
+      firstSent = sent;
+    }
+    Acquisition passTo = successor;
+    engine.runRelease(hold, all, passTo, ahead)
+        .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
+  }
+
+  void reconnected() {
+    retry.now();
+  }
+
+  private void onReply(Acquisition passTo, long sent, List<Object> reply, Throwable error) {
+    if (error != null) {
+      failed(error);
+      return;
+    }
+    long code;
+    try {
+      code = (Long) reply.get(0);
+    } catch (RuntimeException badShape) {
+      failed(new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from release.lua for lock '"
+          + hold.lockName() + "'", badShape));
+      return;
+    }
+    if (all && outcomeUnknown && code <= 0 && firstSent - hold.validUntilNanos() < 0) {
+      // Not ours any more, though it still was when the first attempt went out: that attempt
+      // released it and its reply was lost. (Dropping one of several holds never frees the lock.)
+      code = 2;
+    }
+    if (code == 3) {
+      state.released(true);
+      passTo.passed((Long) reply.get(1), sent);
+    } else if (code == 2) {
+      state.released(false);
+    }
+    String lost = null;
+    if (code <= 0) {
+      lost = code == 0 ? "the lock is held by another owner" : "the lock had expired";
+      if (!all) {
+        hold.lost(lost);
+      }
+    }
+    caller.complete(new Outcome(hold, lost));
+    done();
+  }
+
+  private void failed(Throwable error) {
+    outcomeUnknown = true;
+    successor = null;
+    ahead = false;
+    long now = System.nanoTime();
+    boolean transientFailure = ScriptRunner.isTransient(error);
+    if (!caller.isDone() && (!transientFailure || now - callerDeadline >= 0)) {
+      RelockException e = error instanceof RelockException r ? r
+          : new RelockException("could not release lock '" + hold.lockName() + "': " + error, error);
+      caller.completeExceptionally(e);
+    }
+    if (transientFailure && now - giveUpAt < 0 && !engine.isTerminated()) {
+      long delay = Math.min(retry.nextBackoffNanos(), Math.max(0, (caller.isDone() ? giveUpAt : callerDeadline) - now));
+      retry.after(delay, this::send);
+      return;
+    }
+    done();
+  }
+
+  private void done() {
+    retry.cancel();
+    finished.complete(null);
+    state.releaseDone(this);
+  }
+}

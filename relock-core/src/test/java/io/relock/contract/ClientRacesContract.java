@@ -1,0 +1,234 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.relock.DistributedLock;
+import io.relock.LockLease;
+import io.relock.Relock;
+import io.relock.RelockException;
+import io.relock.spi.DriverSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The client-side races: whatever the interleaving of callers, interrupts, cancellations,
+ * timeouts and a slow Redis, no lock may be left held in Redis by an acquisition its caller will
+ * never see, and a thread's hold count must match what the calls told it. One test per race; each
+ * failed on the engine before the mailbox rewrite (see the stress suite for the random search).
+ *
+ * <p>Locks here get a 60 s default lease, longer than {@link #PATIENCE}: a lock left behind is
+ * still there when the test looks, instead of expiring before it.
+ */
+public abstract class ClientRacesContract extends RelockContract {
+  private static final Duration LONG_LEASE = Duration.ofSeconds(60);
+  private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(1000);
+
+  private Relock slowRedisClient(Duration commandTimeout) {
+    DriverSettings settings = new DriverSettings(commandTimeout, Duration.ofSeconds(2), "relock-test");
+    Relock relock = client(redis.uri(), settings, b -> b.commandTimeout(commandTimeout).defaultLease(LONG_LEASE));
+    relock.lock("warm-up").acquire(Duration.ZERO).close(); // scripts loaded, connections up
+    return relock;
+  }
+
+  private static void awaitBlocked(Thread t) {
+    await(t.getName() + " waits", () -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
+  }
+
+  @Test
+  void tryLock_racingUnlockOnOtherThreads_isAlwaysHeldAndUnlockable_andLeavesTheLockFree() throws Exception {
+    Relock relock = client(b -> b.defaultLease(LONG_LEASE));
+    DistributedLock lock = relock.lock("try-race");
+    List<String> wrong = new CopyOnWriteArrayList<>();
+    AtomicInteger successes = new AtomicInteger();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      threads.add(new Thread(() -> {
+        while (System.nanoTime() - end < 0 && wrong.isEmpty()) {
+          if (!lock.tryLock()) {
+            continue;
+          }
+          successes.incrementAndGet();
+          if (!lock.isHeldByCurrentThread() || lock.getHoldCount() != 1) {
+            wrong.add("tryLock() true but held " + lock.isHeldByCurrentThread() + ", count " + lock.getHoldCount());
+          }
+          try {
+            lock.unlock();
+          } catch (RuntimeException e) {
+            wrong.add("unlock() after a true tryLock() threw " + e);
+          }
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join(PATIENCE.toMillis());
+    }
+    assertThat(wrong).isEmpty();
+    assertThat(successes.get()).as("tryLock() successes").isPositive();
+    awaitNothingLeftOf("try-race");
+  }
+
+  @Test
+  void tryLock_withTheInterruptFlagSet_ignoresIt_andLeavesTheFlagSet() {
+    DistributedLock lock = client().lock("flagged");
+    LockLease other;
+    Thread.currentThread().interrupt();
+    try {
+      assertThat(lock.tryLock()).isTrue();
+      assertThat(Thread.currentThread().isInterrupted()).as("flag still set").isTrue();
+      assertThat(lock.getHoldCount()).isEqualTo(1);
+      lock.unlock();
+      Thread.interrupted();
+      other = client().lock("flagged").acquire(Duration.ZERO);
+      Thread.currentThread().interrupt();
+      assertThat(lock.tryLock()).as("held by another client").isFalse();
+      assertThat(Thread.currentThread().isInterrupted()).as("flag still set").isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    other.close();
+    awaitNothingLeftOf("flagged");
+  }
+
+  /** The ways a caller gives up a zero-wait attempt whose call is already in Redis. */
+  enum GiveUp { INTERRUPTED_ACQUIRE, INTERRUPTED_TRY_ACQUIRE, INTERRUPTED_TIMED_TRY_LOCK, CANCELLED_ASYNC, CLIENT_TIMEOUT }
+
+  @ParameterizedTest
+  @EnumSource(GiveUp.class)
+  void zeroWaitAttempt_givenUpWhileRedisHoldsIt_isReleasedOnceRedisRunsIt(GiveUp how) throws Exception {
+    Relock relock = slowRedisClient(how == GiveUp.CLIENT_TIMEOUT ? Duration.ofMillis(300) : COMMAND_TIMEOUT);
+    DistributedLock lock = relock.lock("given-up");
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      if (how == GiveUp.CANCELLED_ASYNC) {
+        CompletableFuture<LockLease> f = lock.acquireAsync(Duration.ZERO);
+        awaitCallsHeldByThePause(1);
+        assertThat(f.cancel(true)).isTrue();
+        outcome.set(new CancellationException());
+      } else {
+        Thread caller = new Thread(() -> {
+          try {
+            outcome.set(switch (how) {
+              case INTERRUPTED_ACQUIRE, CLIENT_TIMEOUT -> lock.acquire(Duration.ZERO);
+              case INTERRUPTED_TRY_ACQUIRE -> lock.tryAcquire(Duration.ZERO);
+              default -> lock.tryLock(0, TimeUnit.SECONDS);
+            });
+          } catch (Throwable e) {
+            outcome.set(e);
+          }
+        }, "caller");
+        caller.start();
+        awaitCallsHeldByThePause(1);
+        if (how != GiveUp.CLIENT_TIMEOUT) {
+          awaitBlocked(caller);
+          caller.interrupt();
+        }
+        caller.join(PATIENCE.toMillis());
+        assertThat(caller.isAlive()).isFalse();
+      }
+    } finally {
+      unpause();
+    }
+    assertThat(outcome.get()).as("the caller was told it did not get the lock")
+        .isInstanceOfAny(RelockException.class, InterruptedException.class, CancellationException.class);
+    awaitNothingLeftOf("given-up");
+    assertThat(localStates(relock)).as("local state left").isZero();
+  }
+
+  /** The interruptible ways to re-enter a lock the thread holds. */
+  enum Reentry { LOCK_INTERRUPTIBLY, TIMED_TRY_LOCK }
+
+  @ParameterizedTest
+  @EnumSource(Reentry.class)
+  void reentry_interruptedWhileItsCallIsInRedis_keepsTheCountTheCallerWasTold(Reentry how) throws Exception {
+    Relock relock = slowRedisClient(COMMAND_TIMEOUT);
+    DistributedLock lock = relock.lock("reentered");
+    CompletableFuture<Void> holding = new CompletableFuture<>();
+    CompletableFuture<Void> go = new CompletableFuture<>();
+    CompletableFuture<Integer> returned = new CompletableFuture<>();
+    CompletableFuture<Void> redisRanIt = new CompletableFuture<>();
+    AtomicReference<String> wrong = new AtomicReference<>();
+    Thread holder = new Thread(() -> {
+      lock.lock();
+      holding.complete(null);
+      go.join();
+      int told;
+      try {
+        boolean got = how == Reentry.LOCK_INTERRUPTIBLY ? reenterInterruptibly(lock) : lock.tryLock(10, TimeUnit.SECONDS);
+        told = got ? 2 : 1;
+      } catch (InterruptedException e) {
+        told = 1;
+      }
+      Thread.interrupted();
+      returned.complete(told);
+      redisRanIt.join(); // the re-entry's call has run in Redis: its reply can no longer change anything
+      if (lock.getHoldCount() != told) {
+        wrong.set("told " + told + " hold(s), getHoldCount() says " + lock.getHoldCount());
+      }
+      for (int i = 0; i < told; i++) {
+        lock.unlock();
+      }
+    }, "holder");
+    holder.start();
+    holding.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      go.complete(null);
+      awaitCallsHeldByThePause(1);
+      awaitBlocked(holder);
+      holder.interrupt();
+      returned.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    } finally {
+      unpause();
+    }
+    await("the re-entry ran in Redis", () -> "2".equals(redis("HGET", lockKey("reentered"), "c")));
+    redisRanIt.complete(null);
+    holder.join(PATIENCE.toMillis());
+    assertThat(wrong.get()).isNull();
+    awaitNothingLeftOf("reentered");
+  }
+
+  private static boolean reenterInterruptibly(DistributedLock lock) throws InterruptedException {
+    lock.lockInterruptibly();
+    return true;
+  }
+
+  @Test
+  void closingTheClient_withAZeroWaitAttemptInRedis_leavesNothingBehind() throws Exception {
+    Relock relock = slowRedisClient(COMMAND_TIMEOUT);
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    pauseWrites(Duration.ofSeconds(10));
+    Thread caller = new Thread(() -> {
+      try {
+        outcome.set(relock.lock("closed-while-trying").tryAcquire(Duration.ZERO));
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    });
+    CompletableFuture<Void> closing;
+    try {
+      caller.start();
+      awaitCallsHeldByThePause(1);
+      closing = CompletableFuture.runAsync(relock::close);
+      caller.join(PATIENCE.toMillis()); // close() fails the attempt at once; its withdrawal waits for Redis
+    } finally {
+      unpause();
+    }
+    closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(outcome.get()).isInstanceOf(RelockException.class);
+    assertThat((Throwable) outcome.get()).hasMessageContaining("client closed while acquiring lock 'closed-while-trying'");
+    awaitNothingLeftOf("closed-while-trying");
+  }
+}
