@@ -1,0 +1,39 @@
+package io.relock.stress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.relock.Relock;
+import io.relock.contract.RelockContract;
+import io.relock.spi.DriverSettings;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The randomized stress suite (see {@link StressRun}), run by each driver module. Short by default
+ * so that {@code ./mvnw verify} runs it; longer on demand through the system properties of {@link
+ * StressSettings}, for example:
+ *
+ * <pre>
+ * ./mvnw -pl relock-lettuce -am verify -Dtest=LettuceStressTest -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Drelock.stress.rounds=100 -Drelock.stress.seed=7
+ * </pre>
+ */
+public abstract class StressContract extends RelockContract {
+
+  @Test
+  void randomMixOfEveryEntryPoint_underFaults_leavesNothingBehind() {
+    StressSettings settings = StressSettings.fromSystemProperties();
+    DriverSettings driver = new DriverSettings(settings.commandTimeout(), Duration.ofSeconds(2), "relock-stress");
+    StressRun run = new StressRun(settings, redis, () -> Relock.builder()
+        .driver(connectDriver(redis.uri(), driver))
+        .commandTimeout(settings.commandTimeout())
+        .defaultLease(StressRun.LEASE)
+        .build());
+    StressLog log = run.run();
+    String report = log.report(settings);
+    System.out.println(report);
+    assertThat(log.total("checkpoint: ")).as("checkpoints reached").isEqualTo(settings.rounds() + 1L);
+    assertThat(log.total("")).as("operations run").isGreaterThan(settings.rounds() * 100L);
+    assertThat(log.violations()).as(report).isEmpty();
+  }
+}

@@ -1,0 +1,338 @@
+package io.relock.stress;
+
+import io.relock.DistributedLock;
+import io.relock.LockLease;
+import io.relock.LockLostException;
+import io.relock.LockTimeoutException;
+import io.relock.Relock;
+import io.relock.RelockException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One worker thread of a stress run: a seeded random mix of every entry point of the lock API,
+ * with re-entrant nesting, leases closed from other threads, cancelled async acquisitions and
+ * interrupts arriving from outside. Every call's outcome is checked against what the API promises;
+ * anything else is a violation.
+ */
+final class StressWorker implements Runnable {
+  /** Operations and their weights in the mix. */
+  private enum Op {
+    LOCK(10), LOCK_INTERRUPTIBLY(8), TRY_LOCK(10), TRY_LOCK_WITH_FLAG_SET(5), TRY_LOCK_TIMED(8),
+    TRY_LOCK_ZERO(5), ACQUIRE(8), ACQUIRE_FIXED_LEASE(5), ACQUIRE_ZERO(6), TRY_ACQUIRE_ZERO(8),
+    ACQUIRE_ASYNC(6), ACQUIRE_ASYNC_CANCELLED(8);
+
+    final int weight;
+
+    Op(int weight) {
+      this.weight = weight;
+    }
+  }
+
+  private static final Op[] OPS = Op.values();
+  private static final int TOTAL_WEIGHT = java.util.Arrays.stream(OPS).mapToInt(o -> o.weight).sum();
+  private static final long[] WAITS_MS = {1, 5, 20, 100, 400};
+  /** Explicit leases outlast every hold and every fault, so no lease may be lost in a run. */
+  private static final Duration FIXED_LEASE = StressRun.LEASE;
+
+  private final StressRun run;
+  private final int slot;
+  private final Random random;
+  private final long opBoundNanos;
+
+  StressWorker(StressRun run, int slot, long seed) {
+    this.run = run;
+    this.slot = slot;
+    this.random = new Random(seed);
+    this.opBoundNanos = run.settings().commandTimeout().multipliedBy(4).plusSeconds(3).toNanos();
+  }
+
+  @Override
+  public void run() {
+    while (!run.stopping()) {
+      Thread.interrupted(); // an interrupt aimed at the previous operation
+      Relock client = run.client(slot);
+      String name = run.name(random);
+      Op op = pick();
+      long wait = WAITS_MS[random.nextInt(WAITS_MS.length)];
+      long start = System.nanoTime();
+      try {
+        perform(op, client, client.lock(name), wait);
+      } catch (Throwable t) {
+        failed(op.name(), t, client, op);
+      }
+      long took = System.nanoTime() - start;
+      boolean unbounded = op == Op.LOCK || op == Op.LOCK_INTERRUPTIBLY;
+      if (!unbounded && took > TimeUnit.MILLISECONDS.toNanos(wait) + opBoundNanos) {
+        run.log().violation(op + " on '" + name + "' took " + TimeUnit.NANOSECONDS.toMillis(took)
+            + " ms with a wait of " + wait + " ms");
+      }
+    }
+  }
+
+  private Op pick() {
+    int r = random.nextInt(TOTAL_WEIGHT);
+    for (Op op : OPS) {
+      r -= op.weight;
+      if (r < 0) {
+        return op;
+      }
+    }
+    throw new AssertionError();
+  }
+
+  private void perform(Op op, Relock client, DistributedLock lock, long waitMs) throws Exception {
+    Duration wait = Duration.ofMillis(waitMs);
+    switch (op) {
+      case LOCK -> {
+        lock.lock();
+        holdThreadStyle(op, client, lock);
+      }
+      case LOCK_INTERRUPTIBLY -> {
+        lock.lockInterruptibly();
+        holdThreadStyle(op, client, lock);
+      }
+      case TRY_LOCK -> tryLock(op, client, lock, false);
+      case TRY_LOCK_WITH_FLAG_SET -> {
+        Thread.currentThread().interrupt();
+        tryLock(op, client, lock, true);
+      }
+      case TRY_LOCK_TIMED, TRY_LOCK_ZERO -> {
+        long t = op == Op.TRY_LOCK_ZERO ? 0 : waitMs;
+        if (lock.tryLock(t, TimeUnit.MILLISECONDS)) {
+          holdThreadStyle(op, client, lock);
+        } else {
+          run.log().count(op + ": false");
+        }
+      }
+      case ACQUIRE -> holdLease(op, client, lock.acquire(wait));
+      case ACQUIRE_FIXED_LEASE -> holdLease(op, client, lock.acquire(wait, FIXED_LEASE));
+      case ACQUIRE_ZERO -> holdLease(op, client, lock.acquire(Duration.ZERO));
+      case TRY_ACQUIRE_ZERO -> {
+        Optional<LockLease> lease = lock.tryAcquire(Duration.ZERO);
+        if (lease.isPresent()) {
+          holdLease(op, client, lease.get());
+        } else {
+          run.log().count(op + ": empty");
+        }
+      }
+      case ACQUIRE_ASYNC, ACQUIRE_ASYNC_CANCELLED -> acquireAsync(op, client, lock, wait);
+    }
+  }
+
+  private void tryLock(Op op, Relock client, DistributedLock lock, boolean flagSet) {
+    boolean got;
+    try {
+      got = lock.tryLock();
+    } catch (RelockException e) {
+      if (String.valueOf(e.getMessage()).contains("interrupt")) {
+        run.log().violation("tryLock() threw on an interrupt: " + e);
+        return;
+      }
+      throw e;
+    }
+    if (flagSet && !Thread.currentThread().isInterrupted()) {
+      run.log().violation("tryLock() cleared the interrupt flag (ReentrantLock.tryLock() leaves it set)");
+    }
+    if (got) {
+      holdThreadStyle(op, client, lock);
+    } else {
+      run.log().count(op + ": false");
+    }
+  }
+
+  private void acquireAsync(Op op, Relock client, DistributedLock lock, Duration wait) throws Exception {
+    CompletableFuture<LockLease> f = lock.acquireAsync(wait);
+    if (op == Op.ACQUIRE_ASYNC_CANCELLED) {
+      LockSupport.parkNanos(random.nextInt(3) * 500_000L);
+      if (f.cancel(true)) {
+        run.log().count(op + ": cancelled");
+        return;
+      }
+    }
+    LockLease lease;
+    while (true) {
+      try {
+        lease = f.get();
+        break;
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      } catch (InterruptedException e) {
+        // Interrupted while waiting for the future: give it up, unless it completed meanwhile.
+        if (f.cancel(true)) {
+          run.log().count(op + ": cancelled on interrupt");
+          return;
+        }
+      }
+    }
+    holdLease(op, client, lease);
+  }
+
+  /** Holds a lock()-style hold: checks, maybe nests re-entrant calls, works, unlocks every hold. */
+  private void holdThreadStyle(Op op, Relock client, DistributedLock lock) {
+    run.log().count(op + ": acquired");
+    boolean held = lock.isHeldByCurrentThread();
+    int count = lock.getHoldCount();
+    // Read after the hold: closing a client marks it closed before it releases the holds.
+    if ((!held || count != 1) && !run.wasClosed(client)) {
+      run.log().violation(op + " returned success but isHeldByCurrentThread() = " + held + ", getHoldCount() = " + count);
+    }
+    Object holder = op + "/" + Thread.currentThread().getName() + "/" + System.nanoTime();
+    run.sections().enter(lock.name(), holder, client, 0);
+    int depth = 1;
+    while (depth < 4 && random.nextInt(10) < 3) {
+      if (nest(client, lock)) {
+        depth++;
+      }
+      if (!run.wasClosed(client) && lock.getHoldCount() != depth) {
+        run.log().violation("hold count " + lock.getHoldCount() + " after a nested call, expected " + depth);
+        depth = lock.getHoldCount();
+      }
+    }
+    work();
+    run.sections().exit(lock.name(), holder);
+    while (depth > 0) {
+      try {
+        lock.unlock();
+      } catch (RuntimeException e) {
+        failed("unlock", e, client, null);
+        if (e instanceof IllegalMonitorStateException && !(e instanceof LockLostException)) {
+          return;
+        }
+      }
+      depth--;
+      if (!run.wasClosed(client) && lock.getHoldCount() != depth) {
+        run.log().violation("hold count " + lock.getHoldCount() + " after unlock(), expected " + depth);
+        return;
+      }
+    }
+    if (lock.isHeldByCurrentThread()) {
+      run.log().violation("still held by the thread after its last unlock()");
+    }
+  }
+
+  /** One re-entrant call on a held lock; returns whether it added a hold. */
+  private boolean nest(Relock client, DistributedLock lock) {
+    int kind = random.nextInt(4);
+    String what = new String[] {"nested lock", "nested tryLock", "nested tryLock(t)", "nested lockInterruptibly"}[kind];
+    try {
+      boolean got = switch (kind) {
+        case 0 -> {
+          lock.lock();
+          yield true;
+        }
+        case 1 -> lock.tryLock();
+        case 2 -> lock.tryLock(random.nextInt(50), TimeUnit.MILLISECONDS);
+        default -> {
+          lock.lockInterruptibly();
+          yield true;
+        }
+      };
+      run.log().count(what + ": " + got);
+      return got;
+    } catch (Throwable t) {
+      failed(what, t, client, new Op[] {Op.LOCK, Op.TRY_LOCK, Op.TRY_LOCK_TIMED, Op.LOCK_INTERRUPTIBLY}[kind]);
+      return false;
+    }
+  }
+
+  private void holdLease(Op op, Relock client, LockLease lease) throws Exception {
+    run.log().count(op + ": acquired");
+    if (!lease.isValid() && !run.wasClosed(client)) {
+      run.log().violation(op + " returned a lease that is not valid");
+    }
+    Object holder = op + "/" + Thread.currentThread().getName() + "/" + lease + "@" + System.identityHashCode(lease);
+    run.sections().enter(lease.lockName(), holder, client, lease.fencingToken());
+    work();
+    run.sections().exit(lease.lockName(), holder);
+    try {
+      if (random.nextInt(4) == 0) {
+        closeOnAnotherThread(lease);
+      } else {
+        lease.close();
+      }
+    } catch (RuntimeException e) {
+      failed("close", e, client, null);
+    }
+  }
+
+  /** Closes {@code lease} on another thread and waits for that, whatever interrupts arrive. */
+  private void closeOnAnotherThread(LockLease lease) {
+    java.util.concurrent.Future<?> closing = run.otherThread(lease::close);
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          closing.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** A short critical section; an interrupt cuts it short, as it would real work. */
+  private void work() {
+    int r = random.nextInt(4);
+    if (r == 0) {
+      return;
+    }
+    try {
+      Thread.sleep(0, r * 300_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Classifies a failed call: documented failures are counted, anything else is a violation.
+   *
+   * @param op the operation, or null for an unlock, close or nested call that never waits
+   */
+  private void failed(String what, Throwable t, Relock client, Op op) {
+    boolean closed = run.wasClosed(client);
+    String outcome = what + ": " + t.getClass().getSimpleName();
+    boolean timed = op != null && op != Op.LOCK && op != Op.LOCK_INTERRUPTIBLY;
+    boolean interruptible = op == Op.LOCK_INTERRUPTIBLY || op == Op.TRY_LOCK_TIMED || op == Op.TRY_LOCK_ZERO;
+    boolean documented;
+    if (t instanceof LockTimeoutException) {
+      documented = timed;
+    } else if (t instanceof LockLostException) {
+      documented = closed; // leases outlast every fault in a run: only a closed client loses one
+    } else if (t instanceof RelockException) {
+      // Redis failed past the wait (the faults), or the client was closed. lock() and
+      // lockInterruptibly() wait without limit, so they ride out every Redis failure.
+      boolean unbounded = op == Op.LOCK || op == Op.LOCK_INTERRUPTIBLY;
+      documented = closed || !unbounded;
+      outcome += closed ? " (client closed)"
+          : String.valueOf(t.getMessage()).startsWith("interrupted") ? " (interrupted)" : " (Redis)";
+    } else if (t instanceof InterruptedException) {
+      documented = interruptible;
+    } else if (t instanceof CancellationException) {
+      documented = op == Op.ACQUIRE_ASYNC_CANCELLED;
+    } else if (t instanceof IllegalMonitorStateException) {
+      documented = closed;
+    } else {
+      documented = false;
+    }
+    if (documented) {
+      run.log().count(outcome);
+    } else {
+      run.log().violation(what + " threw " + t + (closed ? " (client closed)" : "") + " at "
+          + (t.getStackTrace().length > 0 ? t.getStackTrace()[0] : "?"));
+    }
+  }
+}
