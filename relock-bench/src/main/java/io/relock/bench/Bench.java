@@ -23,6 +23,8 @@ final class Bench {
   private static final Duration WORKER_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CALIBRATION_WARMUP = Duration.ofMillis(150);
   private static final Duration CALIBRATION = Duration.ofMillis(300);
+  /** The stall window is one renewal tick and this much more, so it holds at least one whole tick. */
+  private static final Duration STALL_MARGIN = Duration.ofMillis(500);
   /** A window counts once no worker's JIT compiled for more than this share of it. */
   static final double JIT_SETTLED = 0.05;
   /** The uncontended thread count the targets compare. */
@@ -235,10 +237,11 @@ final class Bench {
    * the bench started its own Redis, the implementations hold their locks at the same time, each
    * against a redis-server of its own (the held window is a minute of near-idle waiting, so this
    * halves the scenario's time without mixing their counters); taking the locks, the busy part,
-   * still happens one implementation at a time. Against {@code REDIS_URL} they take turns.
+   * and the stall window still happen one implementation at a time. Against {@code REDIS_URL}
+   * they take turns.
    */
   List<HeldRow> heldLocks() {
-    Object acquiring = new Object();
+    Object busy = new Object();
     List<CompletableFuture<Optional<HeldRow>>> runs = new ArrayList<>();
     List<BenchRedis> extra = new ArrayList<>();
     try {
@@ -247,14 +250,14 @@ final class Bench {
           continue;
         }
         if (!redis.started()) {
-          runs.add(CompletableFuture.completedFuture(heldOne(impl, redis, acquiring)));
+          runs.add(CompletableFuture.completedFuture(heldOne(impl, redis, busy)));
           continue;
         }
         BenchRedis own = runs.isEmpty() ? redis : BenchRedis.open(null);
         if (own != redis) {
           extra.add(own);
         }
-        runs.add(CompletableFuture.supplyAsync(() -> heldOne(impl, own, acquiring)));
+        runs.add(CompletableFuture.supplyAsync(() -> heldOne(impl, own, busy)));
       }
       List<HeldRow> rows = new ArrayList<>();
       runs.forEach(r -> r.join().ifPresent(rows::add));
@@ -265,8 +268,13 @@ final class Bench {
     }
   }
 
-  /** One implementation holding its locks against {@code r}; {@code acquiring} serializes taking them. */
-  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object acquiring) {
+  /**
+   * One implementation holding its locks against {@code r}: the counted window under
+   * {@code MONITOR}, then one renewal tick and {@link #STALL_MARGIN} more without it for the worst
+   * stall. {@code busy} serializes the busy parts: taking the locks, and the stall window with
+   * the close after it.
+   */
+  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object busy) {
     r.flushAll();
     try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), r.uri(),
         logDir.resolve("held-" + impl.id() + ".log"))) {
@@ -274,7 +282,7 @@ final class Bench {
           WORKER_TIMEOUT);
       Map<String, Object> opened = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
       Map<String, Object> hold;
-      synchronized (acquiring) {
+      synchronized (busy) {
         hold = w.call(Map.of("cmd", "hold", "count", settings.heldLocks(), "threads", 8), WORKER_TIMEOUT);
       }
       long keysAtStart = r.dbSize();
@@ -293,16 +301,23 @@ final class Bench {
       double seconds = (System.nanoTime() - began) / 1e9;
       Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
       long keysAtEnd = r.dbSize();
-      w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
+      StallSample stall;
+      // The worst stall gets a window of its own: MONITOR makes scripts slower than they are.
+      // It takes turns with the other implementation's busy parts (taking its locks, closing its
+      // client), whose CPU would stretch this Redis's commands on a small machine.
+      synchronized (busy) {
+        stall = r.worstCommand(settings.renewalTick().plus(STALL_MARGIN));
+        w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
+      }
       HeldRow row = new HeldRow(impl, settings.heldLocks(), seconds, settings.renewalTick().toMillis() / 1000.0,
           ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
           (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
           Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
-          ((Number) opened.get("heap_bytes")).longValue(), keysAtStart, keysAtEnd, split);
+          ((Number) opened.get("heap_bytes")).longValue(), keysAtStart, keysAtEnd, split, stall);
       synchronized (log) {
-        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB (%.0f bytes per lock)%n",
+        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB (%.0f bytes per lock), %s%n",
             elapsed(), impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6,
-            row.bytesPerLock());
+            row.bytesPerLock(), stall.describe());
       }
       return Optional.of(row);
     } catch (RuntimeException e) {

@@ -108,6 +108,9 @@ final class DocsWriter {
           (a third of the lease), with `MONITOR` over the whole window telling client calls from
           script commands; client heap is the worker's heap after GC minus its heap before the
           client was created, and heap per lock leaves out the connected client's own heap.
+          After that window, one renewal period and half a second more without `MONITOR`
+          (which slows scripts down) log every command over 100 us in `SLOWLOG`: the longest
+          is the worst stall, since Redis runs nothing else while one command or script runs.
         """);
     return md.toString();
   }

@@ -8,11 +8,12 @@ import java.util.Map;
  * {@code seconds}, in a worker process of its own. Heap figures are the worker's heap after GC
  * minus its heap before the client was created ({@code idleClientHeapBytes}: right after it
  * connected, before it took any lock). Client and script calls are told apart by
- * {@code MONITOR} over the whole window (the call rate is low enough not to matter).
+ * {@code MONITOR} over the whole window (the call rate is low enough not to matter). {@code stall}
+ * comes from a window of its own after that one, without {@code MONITOR}, which slows scripts down.
  */
 record HeldRow(Implementation impl, int locks, double seconds, double renewalTickSeconds,
     double acquireSeconds, RedisInfo.Delta redis, double clientCpuSeconds, long heapBytes, long idleClientHeapBytes,
-    long keysAtStart, long keysAtEnd, CallSplit split) {
+    long keysAtStart, long keysAtEnd, CallSplit split, StallSample stall) {
 
   long clientCalls() {
     return split.clientCalls(redis.withoutHarness(), impl.directDataCommands());
@@ -55,6 +56,11 @@ record HeldRow(Implementation impl, int locks, double seconds, double renewalTic
     m.put("heap_bytes_per_lock", bytesPerLock());
     m.put("keys_at_start", keysAtStart);
     m.put("keys_at_end", keysAtEnd);
+    m.put("stall_window_s", stall.windowSeconds());
+    m.put("worst_stall_us", stall.worstMicros());
+    m.put("slow_commands_over_" + StallSample.THRESHOLD_MICROS + "us", stall.measured() ? stall.slowCommands() : null);
+    m.put("slowest_command", stall.slowestCommand());
+    m.put("stall_not_measured_because", stall.notMeasuredBecause());
     m.put("commands", redis.withoutHarness());
     m.put("calls_told_apart_by", split.calibrated() ? "MONITOR over the whole window" : "command names");
     m.put("monitor_client_vs_script", split.describe());

@@ -121,8 +121,13 @@ final class Results {
         relock.map(Row::minProcessShare).orElse(Double.NaN), v -> v > 0));
     t.add(new Target("contended, " + procs + ": relock max wait, ms (bounded: under 1 s)", "< 1000",
         relock.map(Row::maxMillis).orElse(Double.NaN), v -> v < 1000));
-    t.add(new Target(settings.heldLocks() + " held locks: relock Redis calls per renewal tick", "<= 10",
-        held(Implementation.RELOCK).map(HeldRow::callsPerTick).orElse(Double.NaN), v -> v <= 10));
+    // While a script runs Redis runs nothing else, so renewing many locks must not stall it: the
+    // watchdog renews in batches sized for well under 0.5 ms each, and more batches mean more calls.
+    Optional<HeldRow> relockHeld = held(Implementation.RELOCK);
+    t.add(new Target(settings.heldLocks() + " held locks: relock worst Redis stall while renewing, ms", "<= 1",
+        relockHeld.map(h -> h.stall().worstMillis()).orElse(Double.NaN), v -> v <= 1.0));
+    t.add(new Target(settings.heldLocks() + " held locks: relock Redis calls per renewal tick", "<= 50",
+        relockHeld.map(HeldRow::callsPerTick).orElse(Double.NaN), v -> v <= 50));
     return t;
   }
 
@@ -161,11 +166,13 @@ final class Results {
           settings.heldLocks(), settings.holdFor().toMillis() / 1000.0, settings.heldLease().toSeconds(),
           settings.renewalTick().toMillis() / 1000.0),
           List.of("implementation", "calls/s", "calls per renewal tick", "script cmds/s", "Redis CPU s",
-              "client CPU s", "client heap MB", "heap bytes/lock", "acquire all s", "keys start/end"));
+              "worst Redis stall ms", "client CPU s", "client heap MB", "heap bytes/lock", "acquire all s",
+              "keys start/end"));
       for (HeldRow h : held) {
         t.add(h.impl().id(), num(h.callsPerSecond(), 1), num(h.callsPerTick(), 1),
             num(h.scriptCalls() / h.seconds(), 1),
-            num(h.redis().redisCpuSeconds(), 2), num(h.clientCpuSeconds(), 2), num(h.heapBytes() / 1e6, 1), num(h.bytesPerLock(), 0),
+            num(h.redis().redisCpuSeconds(), 2), h.stall().worstMillisText(), num(h.clientCpuSeconds(), 2),
+            num(h.heapBytes() / 1e6, 1), num(h.bytesPerLock(), 0),
             num(h.acquireSeconds(), 1), h.keysAtStart() + "/" + h.keysAtEnd());
       }
       tables.add(t);

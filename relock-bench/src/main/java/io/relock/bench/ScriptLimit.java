@@ -64,7 +64,9 @@ final class ScriptLimit implements LockClient, LockClient.Pipelined {
       if (!Long.valueOf(1).equals(reply.get(0))) {
         throw new IllegalStateException("the limit client found lock " + name + " taken: " + reply);
       }
-      return () -> redis.evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner, FENCE_RETENTION_MILLIS, "0");
+      // '1': every hold at once, as relock releases a lease ('0' drops one of several holds and
+      // never frees the lock).
+      return () -> redis.evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner, FENCE_RETENTION_MILLIS, "1");
     };
   }
 
@@ -82,7 +84,7 @@ final class ScriptLimit implements LockClient, LockClient.Pipelined {
             throw new IllegalStateException("the limit client found lock " + name + " taken: " + reply);
           }
           return async.<List<Object>>evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner,
-              FENCE_RETENTION_MILLIS, "0").toCompletableFuture().thenApply(released -> latency);
+              FENCE_RETENTION_MILLIS, "1").toCompletableFuture().thenApply(released -> latency);
         });
   }
 

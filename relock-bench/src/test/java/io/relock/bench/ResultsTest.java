@@ -1,0 +1,83 @@
+package io.relock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ResultsTest {
+
+  private static final BenchSettings SETTINGS = BenchSettings.full();
+  private static final Machine MACHINE = new Machine(2, "cpu", 1L << 30, "os", "jvm", "7.0.15", "loopback", "-", "abc");
+
+  /** relock holding the settings' locks for 60 s with a tick every 10 s, {@code evalsha} calls in all. */
+  private static HeldRow held(long evalsha, StallSample stall) {
+    RedisInfo.Delta redis = new RedisInfo.Delta(Map.of("evalsha", evalsha, "pexpire", 10L * SETTINGS.heldLocks(),
+        "info", 2L), 0.25);
+    return new HeldRow(Implementation.RELOCK, SETTINGS.heldLocks(), 60, 10, 1.5, redis, 0.75, 8_000_000, 3_000_000,
+        SETTINGS.heldLocks(), SETTINGS.heldLocks(), CallSplit.none(), stall);
+  }
+
+  private static Results results(HeldRow... held) {
+    return new Results(SETTINGS, MACHINE, List.of(), List.of(held), 100, "0.1");
+  }
+
+  private static Results.Target target(Results results, String what) {
+    return results.targets().stream().filter(t -> t.what().contains(what)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void heldTargets_capTheWorstStallAtOneMillisecond_andCallsPerTickAtFifty() {
+    // 240 calls in 6 ticks: 40 per tick, what 10,000 locks in batches of 250 cost.
+    Results fine = results(held(240, StallSample.fromSlowlog(List.of(
+        List.of(1L, 0L, 480L, List.of("evalsha")), List.of(2L, 0L, 1000L, List.of("evalsha"))), 10.5)));
+    assertThat(target(fine, "worst Redis stall").threshold()).isEqualTo("<= 1");
+    assertThat(target(fine, "worst Redis stall").value()).isEqualTo(1.0);
+    assertThat(target(fine, "worst Redis stall").verdict()).isEqualTo("met");
+    assertThat(target(fine, "calls per renewal tick").threshold()).isEqualTo("<= 50");
+    assertThat(target(fine, "calls per renewal tick").value()).isEqualTo(40.0);
+    assertThat(target(fine, "calls per renewal tick").verdict()).isEqualTo("met");
+
+    Results slow = results(held(306, StallSample.fromSlowlog(List.of(List.of(1L, 0L, 1001L, List.of("evalsha"))), 10.5)));
+    assertThat(target(slow, "worst Redis stall").verdict()).isEqualTo("MISSED");
+    assertThat(target(slow, "calls per renewal tick").verdict()).isEqualTo("MISSED");
+
+    Results refused = results(held(240, StallSample.notMeasured(10.5, "CONFIG GET refused")));
+    assertThat(target(refused, "worst Redis stall").verdict()).isEqualTo("not measured");
+    assertThat(target(refused, "calls per renewal tick").verdict()).isEqualTo("met");
+    assertThat(target(results(), "worst Redis stall").verdict()).isEqualTo("not measured");
+  }
+
+  @Test
+  void heldTargets_replaceTheOldTenCallsTarget() {
+    List<String> held = results().targets().stream().map(Results.Target::what).filter(w -> w.contains("held locks")).toList();
+    assertThat(held).containsExactly(
+        SETTINGS.heldLocks() + " held locks: relock worst Redis stall while renewing, ms",
+        SETTINGS.heldLocks() + " held locks: relock Redis calls per renewal tick");
+  }
+
+  @Test
+  void heldTable_showsTheWorstStallInMilliseconds_withTwoDecimals() {
+    StallSample stall = StallSample.fromSlowlog(List.of(List.of(1L, 0L, 456L, List.of("evalsha"))), 10.5);
+    Table t = results(held(150, stall), held(150, StallSample.fromSlowlog(List.of(), 10.5)),
+        held(150, StallSample.notMeasured(10.5, "refused"))).tables().get(0);
+    int column = t.header().indexOf("worst Redis stall ms");
+    assertThat(column).isPositive();
+    assertThat(t.rows()).extracting(r -> r.get(column)).containsExactly("0.46", "< 0.10", "-");
+    assertThat(t.toMarkdown()).contains("| worst Redis stall ms |");
+  }
+
+  @Test
+  void heldJson_carriesTheStall_andNullsWhenNotMeasured() {
+    Map<String, Object> json = held(150, StallSample.fromSlowlog(List.of(
+        List.of(1L, 0L, 456L, List.of("EVALSHA")), List.of(2L, 0L, 120L, List.of("hset"))), 10.5)).toJson();
+    assertThat(json).containsEntry("worst_stall_us", 456.0).containsEntry("slow_commands_over_100us", 2)
+        .containsEntry("slowest_command", "evalsha").containsEntry("stall_window_s", 10.5)
+        .containsEntry("stall_not_measured_because", null);
+
+    Map<String, Object> parsed = Json.parseObject(Json.write(held(150, StallSample.notMeasured(10.5, "refused")).toJson()));
+    assertThat(parsed).containsEntry("worst_stall_us", null).containsEntry("slow_commands_over_100us", null)
+        .containsEntry("slowest_command", null).containsEntry("stall_not_measured_because", "refused");
+  }
+}
