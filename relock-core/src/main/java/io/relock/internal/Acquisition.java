@@ -33,6 +33,11 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Redis unreachable is waited out</b> within the acquisition's wait (for zero waits: the
  *       command timeout): every mode may be sent again, since owner ids are unique per
  *       acquisition and {@code acquire.lua} answers a repeat with what the first attempt did.
+ *   <li><b>A late grant is not a live one.</b> A grant notification (or a pass within the
+ *       client) may arrive after a reply of this owner that found it not holding the lock. Each
+ *       such reply says up to which fencing token grants were issued before it; a grant at or
+ *       below that token has ended and is ignored, so a lease never counts from a later call's
+ *       send time for a grant made before it.
  * </ul>
  *
  * <p>Waiting: only the head of the client's local queue waits in Redis ({@code wait}). It is then
@@ -71,6 +76,11 @@ final class Acquisition {
   private boolean inRedis;
   /** Latest send time of a call that Redis ran before any grant: a safe start for a granted lease. */
   private long grantNoEarlierThan;
+  /**
+   * Grants to this owner with a token up to here have ended: a reply found the owner not holding
+   * the lock after they were issued. A notification of one of them is late and must be ignored.
+   */
+  private long endedGrantsUpTo;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, Duration wait,
       long leaseMillis, boolean renewed) {
@@ -105,6 +115,11 @@ final class Acquisition {
   /** Queued in Redis and still waiting there: a release of this client may pass the lock to it. */
   boolean isWaitingInRedis() {
     return phase == Phase.ACTIVE && inRedis && reentering == null;
+  }
+
+  /** Waiting in Redis with every reply handled: for a grant, or for its next recheck. */
+  boolean waitsForGrant() {
+    return isWaitingInRedis() && !inFlight;
   }
 
   // ---- starting -----------------------------------------------------------------------------
@@ -178,11 +193,13 @@ final class Acquisition {
     int code = 0;
     long token = 0;
     long n = 0;
+    long issued = 0;
     if (error == null) {
       try {
         code = ((Long) reply.get(0)).intValue();
         token = (Long) reply.get(1);
         n = (Long) reply.get(2);
+        issued = reply.size() > 3 ? (Long) reply.get(3) : 0;
       } catch (RuntimeException badShape) {
         error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
             + state.keys.name() + "'", badShape);
@@ -192,6 +209,7 @@ final class Acquisition {
       timer.succeeded();
       // What Redis now holds for this owner, as far as this reply tells.
       inRedis = !("try".equals(mode) && code == 0) && code != -1 && code != -2 && code != -3;
+      endedGrantsUpTo = Math.max(endedGrantsUpTo, issued);
     }
     switch (phase) {
       case ACTIVE -> {
@@ -202,8 +220,19 @@ final class Acquisition {
         }
       }
       case WITHDRAWING -> cleanUp(error);
+      case HELD -> {
+        // A grant arrived while this call was in flight. Normally the reply says the same or less;
+        // but if Redis ran the call after that grant had ended, the hold is gone, and a 'wait' has
+        // queued the owner again.
+        if (reentering == null && issued != 0 && held.token <= issued) {
+          held.lost("the lock handed over to it had expired before the client learned of the grant");
+          if (code == 0) {
+            engine.withdrawOrphan(state.keys, owner);
+          }
+        }
+      }
       default -> {
-        // HELD: a grant arrived while this call was in flight; the reply says the same or less.
+        // SETTLED: nothing left to do.
       }
     }
   }
@@ -300,9 +329,17 @@ final class Acquisition {
 
   /** Delivered from a grant notification: the previous holder's release handed us the lock. */
   void granted(long token) {
-    if (reentering == null) {
-      succeed(token, grantNoEarlierThan, true);
+    if (reentering != null || token <= endedGrantsUpTo) {
+      return; // a late notification of a grant that Redis has since ended
     }
+    if (phase == Phase.ACTIVE && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= 0) {
+      // Too late to be of use: the claim may already have run out. Ask Redis instead.
+      if (!inFlight) {
+        timer.now();
+      }
+      return;
+    }
+    succeed(token, grantNoEarlierThan, true);
   }
 
   /**
@@ -311,10 +348,13 @@ final class Acquisition {
    * its pending {@code abandon} releases it; if that is already over, release it here.
    */
   void passed(long token, long releaseSentNanos) {
+    if (token <= endedGrantsUpTo) {
+      return; // the release's reply came after one of this owner's own, which found it ended
+    }
     if (phase == Phase.ACTIVE) {
       succeed(token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
     } else if (phase == Phase.SETTLED) {
-      engine.releaseOrphan(state.keys, owner);
+      engine.withdrawOrphan(state.keys, owner);
     }
   }
 

@@ -239,15 +239,22 @@ public final class LockEngine {
     return Long.toString(settings.fenceRetention().toMillis());
   }
 
+  /**
+   * Until when a lock handed to a waiter is surely still its own, counting from {@code
+   * validFromNanos}: the claim time, or the lease if that is shorter, less the drift allowance.
+   */
+  long claimEndsNanos(long leaseMillis, long validFromNanos) {
+    long first = Math.min(leaseMillis, claimMillis());
+    return validFromNanos + TimeUnit.MILLISECONDS.toNanos(first) - settings.driftFor(Duration.ofMillis(first)).toNanos();
+  }
+
   /** Turns a successful acquisition into a hold and starts keeping it alive (or watching it). */
   HeldLease acquired(Acquisition a, long token, long validFromNanos, boolean handedOff) {
     Duration lease = Duration.ofMillis(a.leaseMillis);
     long drift = settings.driftFor(lease).toNanos();
     boolean claimed = handedOff && a.leaseMillis > claimMillis();
-    long firstLease = TimeUnit.MILLISECONDS.toNanos(claimed ? claimMillis() : a.leaseMillis);
-    long firstDrift = claimed ? settings.driftFor(Duration.ofNanos(firstLease)).toNanos() : drift;
     HeldLease h = new HeldLease(a.state, a.owner, token, lease.toNanos(), drift, a.renewed, a.threadId,
-        validFromNanos + firstLease - firstDrift);
+        handedOff ? claimEndsNanos(a.leaseMillis, validFromNanos) : validFromNanos + lease.toNanos() - drift);
     if (h.renewed) {
       watchdog.add(h);
     }
@@ -385,30 +392,33 @@ public final class LockEngine {
       long granted = token;
       state.post(() -> state.granted(owner, granted));
     } else if (!closed) {
-      releaseOrphan(new LockKeys(lockKey, lockKey, lockKey + ":fence", lockKey + ":q", lockKey + ":qi"), owner);
+      withdrawOrphan(new LockKeys(lockKey, lockKey, lockKey + ":fence", lockKey + ":q", lockKey + ":qi"), owner);
     }
   }
 
   /**
-   * Releases a lock granted or passed to an acquisition nobody waits for any more. Safe whenever
-   * in doubt: owner ids are unique, so this never touches anyone else's hold. Tried again while
-   * Redis is unreachable, for up to a lease.
+   * Withdraws an owner id this client no longer serves: releases the lock if it was granted or
+   * passed to it, else drops its queue entry ({@code abandon}). Safe whenever in doubt: owner ids
+   * are unique, so this never touches anyone else's hold. Tried again while Redis is unreachable,
+   * for up to a lease.
    */
-  void releaseOrphan(LockKeys keys, String owner) {
+  void withdrawOrphan(LockKeys keys, String owner) {
     long giveUpAt = System.nanoTime() + settings.defaultLease().toNanos();
-    releaseOrphan(keys, owner, giveUpAt, 0);
+    withdrawOrphan(keys, owner, giveUpAt, 0);
   }
 
-  private void releaseOrphan(LockKeys keys, String owner, long giveUpAt, int attempt) {
-    scripts.run(Scripts.RELEASE, keys.all(), List.of(owner, fenceRetentionMillis(), "1", "", "0"), keys.name())
+  private void withdrawOrphan(LockKeys keys, String owner, long giveUpAt, int attempt) {
+    // Lease, entry lifetime and claim are not read by 'abandon'.
+    List<String> args = List.of(owner, "1", "abandon", "1", channel, fenceRetentionMillis(), "1");
+    scripts.run(Scripts.ACQUIRE, keys.all(), args, keys.name())
         .whenComplete((r, e) -> {
           if (e == null) {
             return;
           }
           if (ScriptRunner.isTransient(e) && !terminated && System.nanoTime() - giveUpAt < 0) {
-            schedule(Retry.backoffNanos(attempt), () -> releaseOrphan(keys, owner, giveUpAt, attempt + 1));
+            schedule(Retry.backoffNanos(attempt), () -> withdrawOrphan(keys, owner, giveUpAt, attempt + 1));
           } else {
-            log.warn("could not release orphaned grant of lock '{}': {}", keys.name(), e.getMessage());
+            log.warn("could not withdraw orphaned owner of lock '{}': {}", keys.name(), e.getMessage());
           }
         });
   }

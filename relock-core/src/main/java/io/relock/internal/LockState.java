@@ -109,6 +109,16 @@ final class LockState {
     }
   }
 
+  /** For tests: whether an acquisition waits in Redis with no call in flight. */
+  boolean waitsForGrant() {
+    for (Acquisition a : unsettled) {
+      if (a.waitsForGrant()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A grant notification: the previous holder's release handed the lock to {@code owner}. */
   void granted(String owner, long token) {
     Acquisition a = byOwner.get(owner);
@@ -116,7 +126,7 @@ final class LockState {
       a.granted(token);
     } else if (!holds.containsKey(owner)) {
       // Granted to an acquisition this client no longer has: hand the lock on rather than leave it.
-      engine.releaseOrphan(keys, owner);
+      engine.withdrawOrphan(keys, owner);
     }
   }
 

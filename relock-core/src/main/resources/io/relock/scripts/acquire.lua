@@ -21,15 +21,25 @@
 --   { 3, token, 1}     the caller already holds it: handed to it while it waited, or taken by an
 --                      earlier attempt of the same acquisition whose reply was lost (owner ids are
 --                      unique per acquisition, so any mode but 'reenter' may be sent again safely)
---   { 0, 0, pttl}      held by another owner (queued unless mode is 'try'); pttl of that hold, -1 if none
+--   { 0, 0, pttl}      'try': held by another owner
+--   { 0, 0, pttl, issued} held by another owner, the caller queued; pttl of that hold, -1 if none
 --   {-1, 0, 0}         withdrawn ('giveup' or 'abandon')
 --   {-2, 0, 0}         'reenter' found the caller no longer holds the lock: nothing changed
---   {-3, 0, 0}         'recheck' found no queue entry of the caller: nothing changed, queue again
+--   {-3, 0, 0, issued} 'recheck' found no queue entry of the caller: nothing changed, queue again
+-- issued: no fencing token issued so far for this name is above it; later ones are (see
+-- next_token; should the server clock step back, a live grant looks ended, and the waiter's next
+-- recheck finds it). The caller does not hold the lock now, so a grant to it with a token up to
+-- 'issued' has ended: a notification of it that arrives after this reply must be ignored.
 
 -- @include handoff.lua
 
 local owner, lease, mode = ARGV[1], ARGV[2], ARGV[3]
 local now_ms, now_us = server_time()
+
+-- See 'issued' above; the clock covers a fence key that has expired (see next_token).
+local function issued()
+  return math.max(tonumber(redis.call('GET', KEYS[2]) or '0'), now_us)
+end
 local holder = redis.call('HGET', KEYS[1], 'o')
 
 if holder == owner then
@@ -62,7 +72,7 @@ if mode == 'recheck' and not redis.call('ZSCORE', KEYS[3], owner) then
   -- The caller's entry is gone: it expired, or it was granted and the grant has since ended (a
   -- notification may still be on its way). Never take the lock here under the old request: the
   -- caller must queue again, so a late grant cannot be mistaken for a live one.
-  return {-3, 0, 0}
+  return {-3, 0, 0, issued()}
 end
 
 if not holder then
@@ -94,5 +104,6 @@ if mode ~= 'try' then
       redis.call('PEXPIRE', KEYS[i], ttl)
     end
   end
+  return {0, 0, redis.call('PTTL', KEYS[1]), issued()}
 end
 return {0, 0, redis.call('PTTL', KEYS[1])}

@@ -101,6 +101,47 @@ public abstract class ClientRacesContract extends RelockContract {
     awaitNothingLeftOf("flagged");
   }
 
+  /**
+   * A grant notification can arrive late (a stalled listener thread or connection): by then Redis
+   * may have ended that grant for want of a confirmation, and the waiter queued again. Replayed
+   * here: a ghost owner holds the lock; the waiter is told of a grant carrying the ghost's token,
+   * then of a grant to the ghost, which the client withdraws as an owner it does not know, so
+   * that Redis hands the lock to the waiter for real.
+   */
+  @Test
+  void lateGrantNotification_ofAGrantRedisHasEnded_isIgnored() throws Exception {
+    Relock relock = client(b -> b.defaultLease(LONG_LEASE));
+    DistributedLock lock = relock.lock("late-grant");
+    String key = lockKey("late-grant");
+    long ghostToken;
+    try (LockLease first = lock.acquire(Duration.ZERO)) {
+      ghostToken = first.fencingToken() + 1;
+    }
+    redis("SET", key + ":fence", Long.toString(ghostToken));
+    redis("HSET", key, "o", "ghost", "c", "1", "t", Long.toString(ghostToken));
+    redis("PEXPIRE", key, Long.toString(LONG_LEASE.toMillis()));
+
+    CompletableFuture<LockLease> waiting = lock.acquireAsync(PATIENCE);
+    await("the waiter is queued in Redis and has its reply", () -> {
+      try {
+        return io.relock.internal.TestAccess.waitsForGrant(relock, key, PATIENCE);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    String waiter = (String) ((List<?>) redis("ZRANGE", key + ":q", "0", "0")).get(0);
+    String entry = (String) redis("HGET", key + ":qi", waiter);
+    String channel = entry.split(" ", 4)[3];
+    redis("PUBLISH", channel, ghostToken + " " + waiter + " " + key);
+    redis("PUBLISH", channel, ghostToken + " ghost " + key);
+
+    try (LockLease lease = waiting.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+      assertThat(lease.fencingToken()).as("token of the grant the waiter holds").isGreaterThan(ghostToken);
+      assertThat(redis("HGET", key, "t")).isEqualTo(Long.toString(lease.fencingToken()));
+    }
+    awaitNothingLeftOf("late-grant");
+  }
+
   /** The ways a caller gives up a zero-wait attempt whose call is already in Redis. */
   enum GiveUp { INTERRUPTED_ACQUIRE, INTERRUPTED_TRY_ACQUIRE, INTERRUPTED_TIMED_TRY_LOCK, CANCELLED_ASYNC, CLIENT_TIMEOUT }
 

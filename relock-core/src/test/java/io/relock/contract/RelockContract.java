@@ -154,16 +154,7 @@ public abstract class RelockContract {
 
   /** How many lock names {@code client} keeps local state for (read from its engine, for tests only). */
   public static int localStates(Relock client) {
-    try {
-      java.lang.reflect.Field engineField = Relock.class.getDeclaredField("engine");
-      engineField.setAccessible(true);
-      Object engine = engineField.get(client);
-      java.lang.reflect.Field states = engine.getClass().getDeclaredField("states");
-      states.setAccessible(true);
-      return ((java.util.Map<?, ?>) states.get(engine)).size();
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot read the engine's local state", e);
-    }
+    return io.relock.internal.TestAccess.localStates(client);
   }
 
   /** What {@code action} printed on standard error (where slf4j-simple logs). */

@@ -1,6 +1,13 @@
 package io.relock.internal;
 
-/** Lets the contract tests read engine constants they assert against. */
+import io.relock.Relock;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Lets the contract tests read engine constants and state they assert against. */
 public final class TestAccess {
   private TestAccess() {}
 
@@ -10,5 +17,38 @@ public final class TestAccess {
 
   public static int renewalBatch() {
     return WatchdogRenewer.BATCH;
+  }
+
+  /** How many lock names {@code client} keeps local state for. */
+  public static int localStates(Relock client) {
+    return states(client).size();
+  }
+
+  /**
+   * Whether an acquisition of {@code client} is queued in Redis for the lock stored at {@code
+   * lockKey} and has no call in flight (every reply it got so far is handled): it waits for a
+   * grant or its next recheck. Read inside the state's mailbox.
+   */
+  public static boolean waitsForGrant(Relock client, String lockKey, Duration patience) throws Exception {
+    LockState state = states(client).get(lockKey);
+    if (state == null) {
+      return false;
+    }
+    CompletableFuture<Boolean> answer = new CompletableFuture<>();
+    state.post(() -> answer.complete(state.waitsForGrant()));
+    return answer.get(patience.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, LockState> states(Relock client) {
+    try {
+      Field engineField = Relock.class.getDeclaredField("engine");
+      engineField.setAccessible(true);
+      Field states = LockEngine.class.getDeclaredField("states");
+      states.setAccessible(true);
+      return (Map<String, LockState>) states.get(engineField.get(client));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read the engine's local state", e);
+    }
   }
 }
