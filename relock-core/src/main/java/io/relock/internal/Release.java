@@ -3,6 +3,7 @@ package io.relock.internal;
 import io.relock.RelockException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One release of a hold in Redis: all of it ({@code unlock()} of the last hold, a lease's {@code
@@ -98,13 +99,21 @@ final class Release {
     }
     String lost = null;
     if (code <= 0) {
-      lost = code == 0 ? "the lock is held by another owner" : "the lock had expired";
+      lost = (code == 0 ? "the lock is held by another owner" : "the lock had expired") + deadlineNote();
       if (!all) {
         hold.lost(lost);
       }
     }
     caller.complete(new Outcome(hold, lost));
     done();
+  }
+
+  /** Whether the release left before the lease's local deadline: tells a late release from a loss in use. */
+  private String deadlineNote() {
+    long ms = TimeUnit.NANOSECONDS.toMillis(hold.validUntilNanos() - firstSent);
+    return ms >= 0
+        ? " (the release left " + ms + " ms before the lease's local deadline: Redis ran it late, or lost the lock)"
+        : " (the lease's local deadline had passed " + -ms + " ms before the release)";
   }
 
   private void failed(Throwable error) {

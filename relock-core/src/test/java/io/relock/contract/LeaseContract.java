@@ -82,7 +82,8 @@ public abstract class LeaseContract extends RelockContract {
     lease.onLost(lost::incrementAndGet);
     assertThat(client().lock("found-at-close").forceUnlock()).isTrue();
     assertThat(lease.isValid()).as("the holder cannot know yet: no renewal has run").isTrue();
-    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class)
+        .hasMessageContaining("the lock had expired").hasMessageContaining("ms before the lease's local deadline");
     assertThat(lost.get()).as("listeners ran before close threw").isEqualTo(1);
   }
 
