@@ -117,7 +117,7 @@ final class Release {
   }
 
   private void failed(Throwable error) {
-    outcomeUnknown = true;
+    outcomeUnknown |= ScriptRunner.mayHaveRun(error);
     successor = null;
     ahead = false;
     long now = System.nanoTime();

@@ -1,6 +1,7 @@
 package io.relock.internal;
 
 import io.relock.RelockException;
+import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisReplyException;
 import java.time.Duration;
@@ -84,6 +85,20 @@ final class ScriptRunner {
             return true;
           }
         }
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether Redis may have run the command that failed with {@code error}: not when it answered
+   * with an error reply, nor when the driver says it never sent it ({@link CommandNotSentException});
+   * otherwise (a timeout, a reset connection) nobody can tell.
+   */
+  static boolean mayHaveRun(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof RedisReplyException || t instanceof CommandNotSentException) {
         return false;
       }
     }

@@ -3,7 +3,10 @@ package io.relock.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.LockLease;
+import io.relock.LockLostException;
 import io.relock.Relock;
+import io.relock.RelockException;
+import io.relock.spi.CommandNotSentException;
 import io.relock.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -40,5 +43,53 @@ public abstract class ConnectionLossContract extends RelockContract {
       got.close();
     }
     awaitNothingLeftOf("cut");
+  }
+
+  /**
+   * A release that could not be sent (the holder's connection was down) and then, sent at last,
+   * finds the lock held by another owner must report the loss: the failed attempt cannot have
+   * released the lock itself, so someone else took it while the lease was believed held (after a
+   * restart without persistence, say). A release whose first attempt may have run is different:
+   * it could have freed the lock and lost only its reply.
+   */
+  @Test
+  void releaseThatCouldNotBeSent_thenFindsTheLockTaken_reportsTheLoss() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port())) {
+      Relock holder = client(proxy.uri(), DRIVER_SETTINGS, b -> b.commandTimeout(Duration.ofSeconds(5)));
+      LockLease lease = holder.lock("unsent").acquire(Duration.ZERO);
+      proxy.cut();
+      await("the holder's driver knows the connection is down and sends nothing", () -> {
+        try {
+          holder.lock("probe").isLocked();
+          return false;
+        } catch (RelockException e) {
+          for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CommandNotSentException) {
+              return true;
+            }
+          }
+          return false;
+        }
+      });
+      redis("HSET", lockKey("unsent"), "o", "someone-else", "c", "1", "t", "1");
+
+      CompletableFuture<Throwable> closing = new CompletableFuture<>();
+      Thread closer = new Thread(() -> {
+        try {
+          lease.close();
+          closing.complete(null);
+        } catch (Throwable t) {
+          closing.complete(t);
+        }
+      }, "closer");
+      closer.start();
+      await("the release is under way", () -> closer.getState() == Thread.State.WAITING
+          || closer.getState() == Thread.State.TIMED_WAITING || closing.isDone());
+      proxy.restore();
+
+      assertThat(closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).as("what close() threw")
+          .isInstanceOf(LockLostException.class);
+      assertThat(redis("HGET", lockKey("unsent"), "o")).as("the new owner's hold").isEqualTo("someone-else");
+    }
   }
 }

@@ -2,6 +2,7 @@ package io.relock.jedis;
 
 import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
+import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisReplyException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -38,8 +39,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * relock-jedis-N-pubsub}) that reconnects and subscribes again when the connection drops.
  *
  * <p>Failures: an error reply completes the future with {@link RedisReplyException}; a connection
- * that cannot be opened, is lost, or does not answer within the socket timeout completes it with
- * Jedis's {@code JedisConnectionException} (or another non-reply exception). A command whose
+ * that cannot be opened completes it with {@link CommandNotSentException} (the command never left);
+ * one that is lost, or does not answer within the socket timeout, with Jedis's {@code
+ * JedisConnectionException} (or another non-reply exception). A command whose
  * future was already completed before a worker reached it (relock-core's command timeout expired
  * while it queued, or the caller cancelled) is not sent at all.
  *
@@ -231,7 +233,7 @@ public final class JedisDriver implements RedisDriver {
       try {
         c = borrow();
       } catch (RuntimeException e) {
-        future.completeExceptionally(e);
+        future.completeExceptionally(new CommandNotSentException(e.getMessage(), e)); // no connection, nothing sent
         return;
       }
       Object reply;

@@ -15,6 +15,7 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
+import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisReplyException;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -161,7 +162,16 @@ public final class LettuceDriver implements RedisDriver {
     }
   }
 
-  /** Error replies become {@link RedisReplyException}; everything else passes through. */
+  /**
+   * How Lettuce words its refusal of a command while it reconnects (a plain {@code RedisException},
+   * with {@code DisconnectedBehavior.REJECT_COMMANDS}): the command was never written.
+   */
+  private static final String REJECTED_WHILE_DISCONNECTED = "Currently not connected";
+
+  /**
+   * Error replies become {@link RedisReplyException}, commands rejected while disconnected {@link
+   * CommandNotSentException}; everything else passes through.
+   */
   private static <T> CompletableFuture<T> translate(CompletableFuture<T> f) {
     return f.handle((value, error) -> {
       if (error == null) {
@@ -170,6 +180,9 @@ public final class LettuceDriver implements RedisDriver {
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
       if (cause instanceof RedisCommandExecutionException) {
         throw new RedisReplyException(cause.getMessage(), cause);
+      }
+      if (String.valueOf(cause.getMessage()).startsWith(REJECTED_WHILE_DISCONNECTED)) {
+        throw new CommandNotSentException(cause.getMessage(), cause);
       }
       throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
     });
