@@ -123,9 +123,15 @@ final class Release {
     long now = System.nanoTime();
     boolean transientFailure = ScriptRunner.isTransient(error);
     if (!caller.isDone() && (!transientFailure || now - callerDeadline >= 0)) {
-      RelockException e = error instanceof RelockException r ? r
-          : new RelockException("could not release lock '" + hold.lockName() + "': " + error, error);
-      caller.completeExceptionally(e);
+      if (hold.lostReason() != null) {
+        // Already known lost: that is what the caller must hear, not that Redis could not be
+        // reached to release a lock that is no longer its own.
+        caller.complete(new Outcome(hold, hold.lostReason()));
+      } else {
+        RelockException e = error instanceof RelockException r ? r
+            : new RelockException("could not release lock '" + hold.lockName() + "': " + error, error);
+        caller.completeExceptionally(e);
+      }
     }
     if (transientFailure && now - giveUpAt < 0 && !engine.isTerminated()) {
       long delay = Math.min(retry.nextBackoffNanos(), Math.max(0, (caller.isDone() ? giveUpAt : callerDeadline) - now));

@@ -92,4 +92,26 @@ public abstract class ConnectionLossContract extends RelockContract {
       assertThat(redis("HGET", lockKey("unsent"), "o")).as("the new owner's hold").isEqualTo("someone-else");
     }
   }
+
+  /** A lease known to be lost says so at close(), even if Redis cannot be reached to release it. */
+  @Test
+  void leaseKnownLost_closedWhileRedisIsUnreachable_throwsLockLost() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port())) {
+      Relock holder = client(proxy.uri(), DRIVER_SETTINGS,
+          b -> b.defaultLease(Duration.ofMillis(900)).commandTimeout(Duration.ofMillis(300)));
+      LockLease lease = holder.lock("known-lost").acquire(Duration.ZERO);
+      CompletableFuture<Void> told = new CompletableFuture<>();
+      lease.onLost(() -> told.complete(null));
+      redis("HSET", lockKey("known-lost"), "o", "someone-else");
+      told.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS); // a renewal found it taken
+      proxy.cut();
+      Throwable thrown = null;
+      try {
+        lease.close();
+      } catch (RuntimeException e) {
+        thrown = e;
+      }
+      assertThat(thrown).as("what close() threw").isInstanceOf(LockLostException.class);
+    }
+  }
 }
