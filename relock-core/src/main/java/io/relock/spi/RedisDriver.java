@@ -16,8 +16,10 @@ import java.util.function.Consumer;
  * a connection that dropped takes its unsent commands with it.
  *
  * <p>Failures: a Redis error reply completes the future with {@link RedisReplyException} carrying
- * the reply text (for example {@code NOSCRIPT ...} or {@code WRONGTYPE ...}); any other exception
- * means the command could not be run or answered (connection refused, lost, timed out).
+ * the reply text (for example {@code NOSCRIPT ...} or {@code WRONGTYPE ...}); a command the driver
+ * never wrote (no connection to be had, rejected while reconnecting) fails with {@link
+ * CommandNotSentException}; any other exception means the command may or may not have run
+ * (connection lost, timed out), and the engine plans for both.
  */
 public interface RedisDriver extends AutoCloseable {
 
