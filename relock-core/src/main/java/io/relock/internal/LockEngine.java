@@ -188,15 +188,9 @@ public final class LockEngine {
 
     /** See {@link Acquisition#withdraw}. */
     CompletableFuture<HeldLease> withdraw(Throwable reason) {
-      CompletableFuture<HeldLease> out = new CompletableFuture<>();
-      acquisition.state.post(() -> acquisition.withdraw(reason).whenComplete((h, e) -> {
-        if (e != null) {
-          out.completeExceptionally(e);
-        } else {
-          out.complete(h);
-        }
-      }));
-      return out;
+      CompletableFuture<CompletableFuture<HeldLease>> posted = new CompletableFuture<>();
+      acquisition.state.post(() -> posted.complete(acquisition.withdraw(reason)));
+      return posted.thenCompose(withdrawn -> withdrawn);
     }
   }
 
@@ -392,7 +386,7 @@ public final class LockEngine {
       long granted = token;
       state.post(() -> state.granted(owner, granted));
     } else if (!closed) {
-      withdrawOrphan(new LockKeys(lockKey, lockKey, lockKey + ":fence", lockKey + ":q", lockKey + ":qi"), owner);
+      withdrawOrphan(LockKeys.ofLockKey(lockKey, lockKey), owner);
     }
   }
 
@@ -511,8 +505,8 @@ public final class LockEngine {
     return state == null ? null : state.threadHolds.get(threadId);
   }
 
-  /** Waits for a Redis call whose future is already bounded by the command timeout. */
-  private <T> T await(CompletableFuture<T> f) {
+  /** Waits for a future that completes on its own (a Redis call is bounded by the command timeout). */
+  static <T> T await(CompletableFuture<T> f) {
     try {
       return awaitUninterruptibly(f, null);
     } catch (TimeoutException impossible) {

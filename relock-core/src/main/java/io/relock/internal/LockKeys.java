@@ -11,13 +11,17 @@ import java.util.List;
  * @param lock hash {o: owner, c: hold count, t: fencing token}, expiring with the lease
  * @param fence the last fencing token issued for the name, kept for the fence retention
  * @param queue sorted set of waiting owners by arrival
- * @param waiters hash owner -> "expires lease channel" of each waiting owner
+ * @param waiters hash owner -> "expires lease claim channel" of each waiting owner
  */
 public record LockKeys(String name, String lock, String fence, String queue, String waiters) {
 
   public static LockKeys of(String prefix, String name) {
-    String base = prefix + "{" + encode(name) + "}";
-    return new LockKeys(name, base, base + ":fence", base + ":q", base + ":qi");
+    return ofLockKey(name, prefix + "{" + encode(name) + "}");
+  }
+
+  /** The keys of the lock stored at {@code lockKey}, as named in a grant notification. */
+  static LockKeys ofLockKey(String name, String lockKey) {
+    return new LockKeys(name, lockKey, lockKey + ":fence", lockKey + ":q", lockKey + ":qi");
   }
 
   static String encode(String name) {

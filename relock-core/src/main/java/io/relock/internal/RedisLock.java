@@ -7,11 +7,11 @@ import io.relock.RelockException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -72,7 +72,7 @@ public final class RedisLock implements DistributedLock {
     user.whenComplete((lease, error) -> {
       if (user.isCancelled()) {
         // A hold that won the race with the cancel is nobody's: release it.
-        p.withdraw(new java.util.concurrent.CancellationException("acquireAsync cancelled"))
+        p.withdraw(new CancellationException("acquireAsync cancelled"))
             .thenAccept(won -> {
               if (won != null) {
                 engine.abandonLease(won);
@@ -196,11 +196,7 @@ public final class RedisLock implements DistributedLock {
   }
 
   private static void awaitUninterruptibly(LockEngine.Pending p) {
-    try {
-      LockEngine.awaitUninterruptibly(p.result(), null);
-    } catch (TimeoutException impossible) {
-      throw new IllegalStateException(impossible);
-    }
+    LockEngine.await(p.result());
   }
 
   @SuppressWarnings("deprecation") // Thread.getId(): threadId() needs Java 19; both are unique per thread.

@@ -38,10 +38,6 @@ final class Retry {
     fire(generation);
   }
 
-  boolean isArmed() {
-    return armed != null;
-  }
-
   private void fire(int which) {
     if (which != generation || armed == null) {
       return; // cancelled or replaced after this firing was scheduled
