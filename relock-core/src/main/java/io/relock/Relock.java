@@ -5,8 +5,12 @@ import io.relock.internal.DriverLoader;
 import io.relock.internal.LockEngine;
 import io.relock.internal.RedisLock;
 import io.relock.internal.RelockSettings;
+import io.relock.internal.Topologies;
 import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisTarget;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -35,7 +39,10 @@ public final class Relock implements AutoCloseable {
    * Connects with default settings (key prefix {@code relock:}, lease 30 s) through the driver
    * found on the class path.
    *
-   * @param redisUri {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS
+   * @param redisUri {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS;
+   *     or a primary behind Redis Sentinel in Lettuce's form {@code
+   *     redis-sentinel://[user:password@]host1:26379,host2:26379[/db]#masterName}
+   * @throws IllegalArgumentException if the URI is malformed; the message names it
    * @throws RelockException if no driver is on the class path or Redis cannot be reached
    */
   public static Relock connect(String redisUri) {
@@ -81,25 +88,100 @@ public final class Relock implements AutoCloseable {
 
   /** Builds a {@link Relock}. Not thread-safe; each setter rejects a bad value immediately. */
   public static final class Builder {
-    private String uri;
+    /** Each topology setter (and driver) called, in order: build() insists on exactly one. */
+    private final List<String> chosen = new ArrayList<>();
+    private RedisTarget target;
+    private List<String> redlockNodes;
     private RedisDriver driver;
     private final RelockSettings.Mutable settings = RelockSettings.defaults().toMutable();
 
     private Builder() {}
 
-    /** The Redis to connect to; exclusive with {@link #driver(RedisDriver)}. */
+    /**
+     * One Redis server ({@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS),
+     * or a primary behind Redis Sentinel in Lettuce's URI form ({@code
+     * redis-sentinel://[user:password@]host1:26379,host2:26379[/db]#masterName}, {@code
+     * rediss-sentinel://} for TLS), which is the same as {@link #sentinel}. Exclusive with the
+     * other topology setters and {@link #driver(RedisDriver)}.
+     */
     public Builder uri(String redisUri) {
-      Checks.redisUri(redisUri);
-      this.uri = redisUri;
+      Objects.requireNonNull(redisUri, "redisUri must not be null");
+      target = Topologies.isSentinelUri(redisUri)
+          ? Topologies.parseSentinelUri(redisUri)
+          : RedisTarget.single(Checks.redisUri(redisUri));
+      chosen.add("uri");
+      return this;
+    }
+
+    /**
+     * A primary discovered through Redis Sentinel and followed across failovers: the sentinels at
+     * {@code sentinelUris} ({@code redis://host:26379}, {@code rediss://} for TLS) name the primary
+     * they know as {@code masterName}. Credentials, database and TLS in the sentinel URIs apply to
+     * the primary too. Holds the new primary never saw (the failover hole) are reported lost to
+     * their holders; {@link #replicaAcks} narrows that hole.
+     *
+     * @throws IllegalArgumentException if the name is blank, a URI is not {@code redis://} or
+     *     {@code rediss://}, or two URIs name the same server
+     */
+    public Builder sentinel(String masterName, String... sentinelUris) {
+      target = RedisTarget.sentinel(Topologies.masterName(masterName),
+          Topologies.nodes("sentinel", sentinelUris, 1));
+      chosen.add("sentinel");
+      return this;
+    }
+
+    /**
+     * A Redis Cluster, reached through these seed nodes; the others are discovered.
+     *
+     * @throws IllegalArgumentException if a URI is not {@code redis://} or {@code rediss://} (a
+     *     Sentinel URI included), or two name the same server
+     */
+    public Builder cluster(String... seedUris) {
+      target = RedisTarget.cluster(Topologies.nodes("cluster", seedUris, 1));
+      chosen.add("cluster");
+      return this;
+    }
+
+    /**
+     * The Redlock algorithm over independent Redis masters (no replication between them): a lock
+     * is held when a majority granted it.
+     *
+     * @throws IllegalArgumentException unless an odd number of at least three distinct {@code
+     *     redis://} or {@code rediss://} URIs
+     */
+    public Builder redlock(String... masterUris) {
+      redlockNodes = Topologies.redlockNodes(masterUris);
+      chosen.add("redlock");
+      return this;
+    }
+
+    /**
+     * An acquisition (and the fencing token it issues) counts only once {@code replicas} replicas
+     * of the primary acknowledged it, so that a failover right after it does not erase it: Redis's
+     * {@code WAIT replicas timeout} after each acquiring call. When fewer acknowledge within
+     * {@code timeout}, the acquisition fails with {@link RelockException} and the lock is released.
+     * Applies to {@link #uri}, {@link #sentinel} and {@link #cluster}; {@code replicas} 0 turns it
+     * off (the default).
+     *
+     * @throws IllegalArgumentException if {@code replicas} is negative or {@code timeout} not
+     *     positive
+     */
+    public Builder replicaAcks(int replicas, Duration timeout) {
+      if (replicas < 0) {
+        throw new IllegalArgumentException("replicaAcks replicas must be 0 or more, was " + replicas);
+      }
+      settings.replicaAckTimeout = Checks.positive("replicaAcks timeout", timeout);
+      settings.replicaAcks = replicas;
       return this;
     }
 
     /**
      * A driver the caller created and keeps; the client closes it on {@link Relock#close()}.
-     * Exclusive with {@link #uri(String)}.
+     * Exclusive with the topology setters.
      */
     public Builder driver(RedisDriver driver) {
       this.driver = Objects.requireNonNull(driver, "driver");
+      chosen.add("driver");
       return this;
     }
 
@@ -157,16 +239,40 @@ public final class Relock implements AutoCloseable {
     /**
      * Connects and returns the client.
      *
-     * @throws IllegalStateException if neither or both of a URI and a driver were given
+     * @throws IllegalStateException if not exactly one of the topology setters and {@link
+     *     #driver} was called, or {@link #replicaAcks} was set for a topology or driver that cannot
+     *     give it
+     * @throws UnsupportedOperationException if the driver on the class path cannot connect to the
+     *     chosen topology; the message says why
      * @throws RelockException if no driver is found or Redis cannot be reached
      */
     public Relock build() {
-      if ((uri == null) == (driver == null)) {
-        throw new IllegalStateException("give exactly one of uri(...) and driver(...)");
+      if (chosen.size() != 1) {
+        throw new IllegalStateException("give exactly one of uri(...), sentinel(...), cluster(...), redlock(...)"
+            + " and driver(...); " + (chosen.isEmpty() ? "none was given" : "got " + chosen));
       }
       RelockSettings frozen = settings.freeze();
-      RedisDriver d = driver != null ? driver : DriverLoader.connect(uri, frozen);
-      return new Relock(LockEngine.start(d, frozen));
+      if (redlockNodes != null) {
+        if (frozen.replicaAcks() > 0) {
+          throw new IllegalStateException("replicaAcks(...) applies to a replicated primary (uri, sentinel,"
+              + " cluster); redlock(...) masters are independent and have no replicas to wait for");
+        }
+        throw new UnsupportedOperationException("redlock(...) is not supported yet by this relock build");
+      }
+      if (frozen.replicaAcks() > 0 && frozen.replicaAckTimeout().compareTo(frozen.commandTimeout()) >= 0) {
+        throw new IllegalStateException("replicaAcks timeout " + frozen.replicaAckTimeout()
+            + " must be shorter than the command timeout " + frozen.commandTimeout()
+            + ", which bounds the call that waits for the replicas");
+      }
+      RedisDriver d = driver != null ? driver : DriverLoader.connect(target, frozen);
+      if (frozen.replicaAcks() > 0 && !d.supportsReplicaAcks()) {
+        if (d != driver) {
+          d.close(); // ours; a driver the caller gave stays the caller's
+        }
+        throw new IllegalStateException("replicaAcks(...) needs a driver that supports WAIT; "
+            + d.getClass().getName() + " does not");
+      }
+      return new Relock(LockEngine.start(d, frozen, target == null ? null : target.toString()));
     }
   }
 }

@@ -112,7 +112,7 @@ final class Bench {
     try {
       for (int p = 0; p < count; p++) {
         String name = impl.id() + "-" + p;
-        workers.add(WorkerProcess.start(name, redis.uri(), logDir.resolve(name + ".log")));
+        workers.add(WorkerProcess.start(name, redis.target(), logDir.resolve(name + ".log")));
       }
       for (WorkerProcess w : workers) {
         w.send(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.loadLease().toMillis()));
@@ -219,7 +219,8 @@ final class Bench {
     startRun(workers, keys, start, from, to);
     LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
     CallSplit split;
-    try (MonitorTally tally = MonitorTally.start(redis.uri())) {
+    // On every primary: a cluster's clients call all of them.
+    try (MonitorTally.OnAll tally = MonitorTally.OnAll.start(redis.primaryUris())) {
       LoadPhase.sleepUntil(LoadPhase.nanosAt(to));
       split = tally.finish();
     }
@@ -241,6 +242,9 @@ final class Bench {
    * they take turns.
    */
   List<HeldRow> heldLocks() {
+    if (redis.topology() != BenchTarget.Topology.SINGLE) {
+      throw new IllegalStateException("the held-locks scenario runs on one Redis only (--topology single)");
+    }
     Object busy = new Object();
     List<CompletableFuture<Optional<HeldRow>>> runs = new ArrayList<>();
     List<BenchRedis> extra = new ArrayList<>();
@@ -276,7 +280,7 @@ final class Bench {
    */
   private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object busy) {
     r.flushAll();
-    try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), r.uri(),
+    try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), r.target(),
         logDir.resolve("held-" + impl.id() + ".log"))) {
       w.call(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.heldLease().toMillis()),
           WORKER_TIMEOUT);

@@ -1,5 +1,6 @@
 package io.relock.bench;
 
+import io.relock.bench.BenchTarget.Topology;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,8 +8,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,8 +20,8 @@ import picocli.CommandLine.Option;
 /** {@code ./relock bench}: runs the scenarios and writes the results, the chart and the summary line. */
 @Command(name = "relock bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Benchmarks relock side by side with Redisson, Spring Integration's RedisLockRegistry, the"
-        + " SET NX recipe and the Redis-bound limit, against one Redis (REDIS_URL, or a redis-server it starts)."
-        + " Writes JSON and a PNG chart and ends with one 'bench: ...' line.")
+        + " SET NX recipe and the Redis-bound limit, against one Redis (REDIS_URL, or a redis-server it starts),"
+        + " or a Sentinel group or Redis Cluster it starts (--topology). Writes JSON and a PNG chart and ends with one 'bench: ...' line.")
 public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--short", description = "A run of about a minute and a quarter: 8 threads only, shorter phases,"
@@ -29,8 +32,16 @@ public final class BenchMain implements Callable<Integer> {
   boolean writeDocs;
 
   @Option(names = "--impl", split = ",", paramLabel = "ID",
-      description = "Implementations to run (default all): relock, redisson, spring-spin, spring-pubsub, recipe, limit.")
+      description = "Implementations to run (default: all the topology supports): relock, relock+acks (Sentinel and"
+          + " cluster only), redisson, spring-spin, spring-pubsub (one Redis only), recipe, limit (not on a cluster).")
   List<String> impls;
+
+  @Option(names = "--topology", paramLabel = "NAME", defaultValue = "single",
+      description = "What Redis to run against: single (default: REDIS_URL or one redis-server), sentinel (a"
+          + " primary, 1 replica and 3 sentinels the bench starts), cluster (3 primaries the bench starts; 1 replica"
+          + " each when relock+acks runs), or all (the three one after another). Sentinel and cluster leave out the"
+          + " held scenario.")
+  String topology;
 
   @Option(names = "--scenario", split = ",", paramLabel = "NAME",
       description = "Scenarios to run: uncontended, contended-1jvm, contended-processes (also fairness), held"
@@ -80,13 +91,14 @@ public final class BenchMain implements Callable<Integer> {
       }
       settings = settings.withSettleLimit(Duration.ofSeconds(settleSeconds));
     }
-    List<Implementation> chosen = new ArrayList<>();
-    if (impls == null || impls.isEmpty()) {
-      chosen.addAll(Arrays.asList(Implementation.values()));
-    } else {
+    List<Topology> topologies = topologies();
+    boolean every = topologies.size() > 1;
+    List<Implementation> explicit = null;
+    if (impls != null && !impls.isEmpty()) {
+      explicit = new ArrayList<>();
       for (String id : impls) {
         try {
-          chosen.add(Implementation.byId(id.trim()));
+          explicit.add(Implementation.byId(id.trim()));
         } catch (IllegalArgumentException e) {
           throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
@@ -99,16 +111,96 @@ public final class BenchMain implements Callable<Integer> {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown scenario '" + s + "'; known: " + SCENARIOS);
       }
     }
+    String redisUrl = System.getenv("REDIS_URL");
+    if (!topologies.contains(Topology.SINGLE)) {
+      if (redisUrl != null && !redisUrl.isBlank()) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "REDIS_URL names one Redis; --topology "
+            + topology + " runs against servers the bench starts itself: unset REDIS_URL");
+      }
+      if (scenarios != null && runScenarios.contains("held")) {
+        throw new CommandLine.ParameterException(new CommandLine(this),
+            "the held scenario runs on one Redis only (--topology single or all)");
+      }
+    }
+    if (writeDocs && !topologies.equals(List.of(Topology.SINGLE))) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          "--write-docs documents a --topology single run; leave out --topology or --write-docs");
+    }
+    // Per topology, what runs there; an implementation named that cannot run there is an error,
+    // unless several topologies run (then it runs where it can).
+    Map<Topology, List<Implementation>> plan = new LinkedHashMap<>();
+    for (Topology t : topologies) {
+      List<Implementation> here = new ArrayList<>();
+      for (Implementation i : explicit != null ? explicit : Arrays.asList(Implementation.values())) {
+        if (i.runsOn(t) && (explicit != null || t != Topology.CLUSTER || !i.needsReplicas())) {
+          here.add(i);
+        } else if (explicit != null && !every) {
+          throw new CommandLine.ParameterException(new CommandLine(this), i.id() + " does not run on --topology "
+              + t.id() + "; it runs on: " + Arrays.stream(Topology.values()).filter(i::runsOn).map(Topology::id).toList());
+        }
+      }
+      plan.put(t, here);
+    }
     Path outDir = out != null ? out
         : Files.isDirectory(Path.of("relock-bench")) ? Path.of("relock-bench", "target", "bench") : Path.of("bench-results");
     Files.createDirectories(outDir);
 
+    List<String> summaries = new ArrayList<>();
+    for (Map.Entry<Topology, List<Implementation>> e : plan.entrySet()) {
+      Topology t = e.getKey();
+      List<Implementation> chosen = e.getValue();
+      List<String> here = t == Topology.SINGLE ? runScenarios : runScenarios.stream().filter(x -> !x.equals("held")).toList();
+      if (every) {
+        log.println();
+        log.println("== topology " + t.id() + ": " + chosen.stream().map(Implementation::id).toList()
+            + (here.size() < runScenarios.size() ? " (the held scenario runs on one Redis only)" : ""));
+      }
+      if (chosen.isEmpty() || here.isEmpty()) {
+        log.println("nothing to run on topology " + t.id());
+        continue;
+      }
+      summaries.add(runOn(t, chosen, here, settings, redisUrl, outDir, log));
+    }
+    if (every) {
+      log.println();
+      summaries.forEach(log::println);
+    }
+    return 0;
+  }
+
+  private List<Topology> topologies() {
+    if (topology.trim().equalsIgnoreCase("all")) {
+      return List.of(Topology.values());
+    }
+    try {
+      return List.of(Topology.byId(topology));
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+    }
+  }
+
+  /** Starts (or connects to) Redis in {@code topology}, runs the scenarios there, reports; returns the summary line. */
+  private String runOn(Topology topology, List<Implementation> chosen, List<String> runScenarios, BenchSettings settings,
+      String redisUrl, Path outDir, PrintStream log) throws Exception {
+    boolean single = topology == Topology.SINGLE;
+    // One Redis: the files and worker logs where they always were; other topologies beside them.
+    Path logDir = single ? outDir : outDir.resolve(topology.id());
+    Files.createDirectories(logDir);
+    String suffix = single ? "" : "-" + topology.id();
     long began = System.nanoTime();
     CpuAccount cpuBefore = CpuAccount.now();
     Results results;
-    try (BenchRedis redis = BenchRedis.open(System.getenv("REDIS_URL"))) {
+    try (BenchRedis redis = switch (topology) {
+      case SINGLE -> BenchRedis.open(redisUrl);
+      case SENTINEL -> BenchRedis.startSentinel();
+      case CLUSTER -> BenchRedis.startCluster(chosen.stream().anyMatch(Implementation::needsReplicas) ? 1 : 0);
+    }) {
       Machine machine = Machine.describe(redis);
       log.println("relock bench (" + settings.mode() + ", relock " + machine.relockCommit() + "): " + machine.oneLine());
+      if (!single) {
+        log.println("  topology " + topology.id() + ": workers connect to " + redis.target().spec()
+            + "; calls counted on the primaries " + redis.primaryUris());
+      }
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
         log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, shorter warm-ups (JVMs"
@@ -117,7 +209,7 @@ public final class BenchMain implements Callable<Integer> {
             settings.uncontendedThreads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")), settings.measure().toMillis() / 1000.0, settings.heldLocks(),
             settings.holdFor().toSeconds(), settings.heldLease().toSeconds());
       }
-      Bench bench = new Bench(redis, settings, chosen, outDir, log);
+      Bench bench = new Bench(redis, settings, chosen, logDir, log);
       List<Row> rows = new ArrayList<>();
       List<HeldRow> held = new ArrayList<>();
       boolean uncontended = runScenarios.contains("uncontended");
@@ -132,28 +224,33 @@ public final class BenchMain implements Callable<Integer> {
         log.println("scenario 4: held locks");
         held.addAll(bench.heldLocks());
       }
-      results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9, Machine.loadAverage());
+      results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9, Machine.loadAverage(),
+          topology);
     }
     // After Redis and every worker have exited, so their CPU counts as the bench's own.
     CpuAccount cpuAfter = CpuAccount.now();
     results.othersCpuShare = cpuBefore == null || cpuAfter == null ? Double.NaN : cpuAfter.othersShareSince(cpuBefore);
-    report(results, outDir, log);
-    return 0;
+    report(results, outDir, suffix, log);
+    return results.summaryLine();
   }
 
-  private void report(Results results, Path outDir, PrintStream log) throws Exception {
+  private void report(Results results, Path outDir, String suffix, PrintStream log) throws Exception {
     log.println();
     for (Table t : results.tables()) {
       log.println(t.toText());
     }
-    log.println("relock against its targets");
-    for (Results.Target t : results.targets()) {
-      log.printf(Locale.ROOT, "  %-80s %-8s %10s  %s%n", t.what(), t.threshold(), Results.num(t.value(), 2), t.verdict());
+    if (results.topology == Topology.SINGLE) {
+      log.println("relock against its targets");
+      for (Results.Target t : results.targets()) {
+        log.printf(Locale.ROOT, "  %-80s %-8s %10s  %s%n", t.what(), t.threshold(), Results.num(t.value(), 2), t.verdict());
+      }
+    } else {
+      log.println("(relock's targets are judged on one Redis, --topology single)");
     }
-    Path json = outDir.resolve("bench-results.json");
+    Path json = outDir.resolve("bench-results" + suffix + ".json");
     // Written after the CPU account, which the JSON includes.
     Files.writeString(json, Json.writePretty(results.toJson()), StandardCharsets.UTF_8);
-    Path chart = outDir.resolve("bench-results.png");
+    Path chart = outDir.resolve("bench-results" + suffix + ".png");
     String command = String.join(" ", commandLine);
     ChartRenderer.write(ChartRenderer.panelsFor(results), List.of(
         command + "   (" + results.settings.mode() + " run, " + String.format(Locale.ROOT, "%.0f s", results.wallSeconds)

@@ -4,80 +4,197 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.relock.testkit.RedisClusterGroup;
+import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
+import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The Redis every implementation runs against: the one {@code REDIS_URL} names, or a
- * redis-server the bench starts on a free loopback port and stops at the end. The harness reads
- * its counters through a connection of its own.
+ * redis-server the bench starts on a free loopback port and stops at the end; or, for {@code
+ * --topology sentinel} and {@code cluster}, a Sentinel group or a Redis Cluster the bench starts
+ * through relock-testkit. The harness reads its counters through connections of its own, one per
+ * data node: calls from the primaries (summed over a cluster's), CPU from every data node
+ * (replicas replay each write, so their CPU is part of what a lock costs Redis).
  */
 final class BenchRedis implements AutoCloseable {
 
   private static final String SLOWLOG_SLOWER_THAN = "slowlog-log-slower-than";
   private static final String SLOWLOG_MAX_LEN = "slowlog-max-len";
+  /**
+   * Sentinel's down-after time and a cluster's node timeout while the bench runs: long enough
+   * that four busy worker JVMs on two cores never make a node look down and fail it over mid-run.
+   */
+  private static final Duration NO_FAILOVER = Duration.ofSeconds(30);
+  /** Primaries of the cluster the bench starts. */
+  static final int CLUSTER_PRIMARIES = 3;
 
-  private final RedisServer server;
-  private final String uri;
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
+  /** What the bench started (a RedisServer, RedisSentinelGroup or RedisClusterGroup); null for REDIS_URL. */
+  private final AutoCloseable started;
+  private final BenchTarget target;
+  private final String description;
+  private final List<Node> primaries;
+  private final List<Node> replicas;
   private final RedisCommands<String, String> admin;
 
-  private BenchRedis(RedisServer server, String uri) {
-    this.server = server;
-    this.uri = uri;
-    this.client = RedisClient.create(uri);
-    this.connection = client.connect();
-    this.admin = connection.sync();
+  /** A data node with the harness's own connection to it. */
+  private record Node(String uri, RedisClient client, StatefulRedisConnection<String, String> connection) {
+
+    static Node connect(String uri) {
+      RedisClient client = RedisClient.create(uri);
+      try {
+        return new Node(uri, client, client.connect());
+      } catch (RuntimeException e) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        throw e;
+      }
+    }
+
+    RedisCommands<String, String> admin() {
+      return connection.sync();
+    }
+
+    void close() {
+      connection.close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  private BenchRedis(AutoCloseable started, BenchTarget target, String description, List<String> primaryUris,
+      List<String> replicaUris) {
+    this.started = started;
+    this.target = target;
+    this.description = description;
+    List<Node> opened = new ArrayList<>();
+    try {
+      for (String uri : primaryUris) {
+        opened.add(Node.connect(uri));
+      }
+      for (String uri : replicaUris) {
+        opened.add(Node.connect(uri));
+      }
+    } catch (RuntimeException e) {
+      opened.forEach(Node::close);
+      throw e;
+    }
+    this.primaries = List.copyOf(opened.subList(0, primaryUris.size()));
+    this.replicas = List.copyOf(opened.subList(primaryUris.size(), opened.size()));
+    this.admin = primaries.get(0).admin();
   }
 
   /** Connects to {@code redisUrl}, or starts a server when it is null or blank. */
   static BenchRedis open(String redisUrl) {
     if (redisUrl != null && !redisUrl.isBlank()) {
-      return new BenchRedis(null, redisUrl);
+      URI uri = URI.create(redisUrl);
+      return new BenchRedis(null, BenchTarget.single(redisUrl), "REDIS_URL " + uri.getHost() + ":" + uri.getPort(),
+          List.of(redisUrl), List.of());
     }
     RedisServer server = RedisServer.start();
+    return startedBy(server, () -> new BenchRedis(server, BenchTarget.single(server.uri()),
+        "redis-server started by the bench, loopback", List.of(server.uri()), List.of()));
+  }
+
+  /**
+   * Starts a Sentinel group: a primary, one replica (replicating through the test kit's TCP proxy,
+   * which runs in the harness's JVM) and three sentinels.
+   */
+  static BenchRedis startSentinel() {
+    RedisSentinelGroup group = RedisSentinelGroup.builder().downAfter(NO_FAILOVER).start();
+    return startedBy(group, () -> {
+      List<String> replicaUris = group.replicas().stream().map(RedisServer::uri).toList();
+      return new BenchRedis(group, BenchTarget.sentinel(group.masterName(), group.sentinelUris()),
+          "Sentinel group started by the bench: primary + " + replicaUris.size() + " replica (linked through the"
+              + " test kit's TCP proxy) + " + group.sentinels().size() + " sentinels, loopback",
+          List.of(group.primary().uri()), replicaUris);
+    });
+  }
+
+  /** Starts a Redis Cluster of {@value #CLUSTER_PRIMARIES} primaries, each with {@code replicasPerPrimary} replicas. */
+  static BenchRedis startCluster(int replicasPerPrimary) {
+    RedisClusterGroup group = RedisClusterGroup.builder().primaries(CLUSTER_PRIMARIES)
+        .replicasPerPrimary(replicasPerPrimary).nodeTimeout(NO_FAILOVER).start();
+    return startedBy(group, () -> {
+      List<RedisServer> primaries = group.primaries();
+      List<String> replicaUris = group.nodes().stream().filter(n -> !primaries.contains(n)).map(RedisServer::uri).toList();
+      return new BenchRedis(group, BenchTarget.cluster(group.seedUris()),
+          "Redis Cluster started by the bench: " + primaries.size() + " primaries x " + replicasPerPrimary
+              + (replicasPerPrimary == 1 ? " replica" : " replicas") + ", loopback",
+          primaries.stream().map(RedisServer::uri).toList(), replicaUris);
+    });
+  }
+
+  private static BenchRedis startedBy(AutoCloseable started, java.util.function.Supplier<BenchRedis> connect) {
     try {
-      return new BenchRedis(server, server.uri());
+      return connect.get();
     } catch (RuntimeException e) {
-      server.close();
+      try {
+        started.close();
+      } catch (Exception closing) {
+        e.addSuppressed(closing);
+      }
       throw e;
     }
   }
 
+  /** Where the workers' clients connect. */
+  BenchTarget target() {
+    return target;
+  }
+
+  BenchTarget.Topology topology() {
+    return target.topology();
+  }
+
+  /** The (first) primary's URI, for the harness's own connections. */
   String uri() {
-    return uri;
+    return primaries.get(0).uri();
+  }
+
+  /** The primaries' URIs, where {@code MONITOR} watches the clients' calls. */
+  List<String> primaryUris() {
+    return primaries.stream().map(Node::uri).toList();
   }
 
   /** Whether the bench started this server (rather than using {@code REDIS_URL}). */
   boolean started() {
-    return server != null;
+    return started != null;
   }
 
-  /** Process id of the server the bench started; 0 when it runs elsewhere. */
-  long pid() {
-    return server == null ? 0 : server.pid();
+  /** Where Redis runs, for the machine line: started by the bench (which topology) or {@code REDIS_URL}. */
+  String describe() {
+    return description;
   }
 
-  /** The counters now. */
+  /**
+   * The counters now: each command's calls summed over the primaries, CPU over every data node.
+   * One server: its {@code INFO} as it is.
+   */
   RedisInfo info() {
-    return RedisInfo.parse(admin.info("all"));
+    if (primaries.size() == 1 && replicas.isEmpty()) {
+      return RedisInfo.parse(admin.info("all"));
+    }
+    List<RedisInfo> fromPrimaries = primaries.stream().map(n -> RedisInfo.parse(n.admin().info("all"))).toList();
+    List<RedisInfo> fromReplicas = replicas.stream().map(n -> RedisInfo.parse(n.admin().info("cpu"))).toList();
+    return RedisInfo.combine(fromPrimaries, fromReplicas);
   }
 
   String version() {
     return RedisInfo.parse(admin.info("server")).field("redis_version");
   }
 
-  /** Empties every database, so each run starts from no keys. */
+  /** Empties every database of every primary (replicas follow), so each run starts from no keys. */
   void flushAll() {
-    admin.flushall();
+    primaries.forEach(n -> n.admin().flushall());
   }
 
+  /** Keys in all primaries. */
   long dbSize() {
-    return admin.dbsize();
+    return primaries.stream().mapToLong(n -> n.admin().dbsize()).sum();
   }
 
   /**
@@ -133,10 +250,14 @@ final class BenchRedis implements AutoCloseable {
 
   @Override
   public void close() {
-    connection.close();
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    if (server != null) {
-      server.close();
+    primaries.forEach(Node::close);
+    replicas.forEach(Node::close);
+    if (started != null) {
+      try {
+        started.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("could not stop " + description, e);
+      }
     }
   }
 }

@@ -31,20 +31,20 @@ public final class BenchWorker {
 
   static final String REPLY_PREFIX = "@bench ";
 
-  private final String redisUri;
+  private final BenchTarget target;
   private final PrintStream out;
   private LockClient client;
   private final List<LockClient.Hold> held = new ArrayList<>();
   private long baselineHeap;
 
-  private BenchWorker(String redisUri, PrintStream out) {
-    this.redisUri = redisUri;
+  private BenchWorker(BenchTarget target, PrintStream out) {
+    this.target = target;
     this.out = out;
   }
 
   public static void main(String[] args) throws Exception {
     if (args.length != 1) {
-      System.err.println("usage: BenchWorker <redis uri>   (started by BenchMain)");
+      System.err.println("usage: BenchWorker <redis uri | redis-sentinel://... | redis-cluster://...>   (started by BenchMain)");
       System.exit(2);
     }
     BenchMain.quietLogging();
@@ -52,7 +52,7 @@ public final class BenchWorker {
     PrintStream replies = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
         StandardCharsets.UTF_8);
     System.setOut(System.err);
-    new BenchWorker(args[0], replies).serve();
+    new BenchWorker(BenchTarget.parse(args[0]), replies).serve();
   }
 
   private void serve() throws Exception {
@@ -84,7 +84,7 @@ public final class BenchWorker {
         closeClient();
         baselineHeap = heapAfterGc();
         Implementation impl = Implementation.byId((String) cmd.get("impl"));
-        client = impl.open(redisUri, Duration.ofMillis(((Number) cmd.get("lease_ms")).longValue()));
+        client = impl.open(target, Duration.ofMillis(((Number) cmd.get("lease_ms")).longValue()));
       }
       case "run" -> {
         @SuppressWarnings("unchecked")

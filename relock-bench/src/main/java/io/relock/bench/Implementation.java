@@ -1,5 +1,6 @@
 package io.relock.bench;
 
+import io.relock.bench.BenchTarget.Topology;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -8,40 +9,47 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
 
 /** The implementations the bench compares, in the order they take their turns. */
 public enum Implementation {
-  RELOCK("relock", "relock (lease + watchdog)", Set.of(), true, true) {
+  RELOCK("relock", "relock (lease + watchdog)", Set.of(), true, true, On.ALL) {
     @Override
-    LockClient open(String redisUri, Duration lease) {
-      return new RelockLocks(redisUri, lease);
+    LockClient open(BenchTarget target, Duration lease) {
+      return new RelockLocks(target, lease, false);
     }
   },
-  REDISSON("redisson", "Redisson 4.3.0 RLock (watchdog)", Set.of(), true, true) {
+  /** relock waiting after each acquisition for one replica's acknowledgement ({@code WAIT 1 500}). */
+  RELOCK_ACKS("relock+acks", "relock, replicaAcks(1, 500 ms)", Set.of(), true, true, On.REPLICATED) {
     @Override
-    LockClient open(String redisUri, Duration lease) {
-      return new RedissonLocks(redisUri, lease);
+    LockClient open(BenchTarget target, Duration lease) {
+      return new RelockLocks(target, lease, true);
     }
   },
-  SPRING_SPIN("spring-spin", "Spring Integration RedisLockRegistry, spin", Set.of(), true, false) {
+  REDISSON("redisson", "Redisson 4.3.0 RLock (watchdog)", Set.of(), true, true, On.ALL) {
     @Override
-    LockClient open(String redisUri, Duration lease) {
-      return new SpringRegistryLocks(redisUri, lease, RedisLockType.SPIN_LOCK);
+    LockClient open(BenchTarget target, Duration lease) {
+      return new RedissonLocks(target, lease);
     }
   },
-  SPRING_PUBSUB("spring-pubsub", "Spring Integration RedisLockRegistry, pub/sub", Set.of(), true, false) {
+  SPRING_SPIN("spring-spin", "Spring Integration RedisLockRegistry, spin", Set.of(), true, false, On.SINGLE_ONLY) {
     @Override
-    LockClient open(String redisUri, Duration lease) {
-      return new SpringRegistryLocks(redisUri, lease, RedisLockType.PUB_SUB_LOCK);
+    LockClient open(BenchTarget target, Duration lease) {
+      return new SpringRegistryLocks(target.uri(), lease, RedisLockType.SPIN_LOCK);
     }
   },
-  RECIPE("recipe", "SET NX PX recipe, 10 ms polling", Set.of("set"), true, false) {
+  SPRING_PUBSUB("spring-pubsub", "Spring Integration RedisLockRegistry, pub/sub", Set.of(), true, false, On.SINGLE_ONLY) {
     @Override
-    LockClient open(String redisUri, Duration lease) {
-      return new RecipeLocks(redisUri, lease);
+    LockClient open(BenchTarget target, Duration lease) {
+      return new SpringRegistryLocks(target.uri(), lease, RedisLockType.PUB_SUB_LOCK);
     }
   },
-  LIMIT("limit", "raw relock scripts, async (Redis-bound limit)", Set.of(), false, false) {
+  RECIPE("recipe", "SET NX PX recipe, 10 ms polling", Set.of("set"), true, false, On.ALL) {
     @Override
-    LockClient open(String redisUri, Duration lease) {
-      return new ScriptLimit(redisUri, lease);
+    LockClient open(BenchTarget target, Duration lease) {
+      return new RecipeLocks(target, lease);
+    }
+  },
+  LIMIT("limit", "raw relock scripts, async (Redis-bound limit)", Set.of(), false, false, On.NOT_CLUSTER) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease) {
+      return new ScriptLimit(target.uri(), lease);
     }
   };
 
@@ -50,17 +58,39 @@ public enum Implementation {
   private final Set<String> directDataCommands;
   private final boolean waits;
   private final boolean watchdog;
+  private final Set<Topology> topologies;
 
-  Implementation(String id, String label, Set<String> directDataCommands, boolean waits, boolean watchdog) {
+  /** Topology sets for the constants (a nested class: enum constants cannot use the enum's own static fields). */
+  private static final class On {
+    static final Set<Topology> ALL = Set.of(Topology.values());
+    static final Set<Topology> SINGLE_ONLY = Set.of(Topology.SINGLE);
+    /** Where there are replicas to acknowledge: Sentinel, and a cluster started with replicas. */
+    static final Set<Topology> REPLICATED = Set.of(Topology.SENTINEL, Topology.CLUSTER);
+    static final Set<Topology> NOT_CLUSTER = Set.of(Topology.SINGLE, Topology.SENTINEL);
+  }
+
+  Implementation(String id, String label, Set<String> directDataCommands, boolean waits, boolean watchdog,
+      Set<Topology> topologies) {
     this.id = id;
     this.label = label;
     this.directDataCommands = directDataCommands;
     this.waits = waits;
     this.watchdog = watchdog;
+    this.topologies = topologies;
   }
 
   /** Connects a client for this process; {@code lease} is the lease renewed by a watchdog, or the expiry. */
-  abstract LockClient open(String redisUri, Duration lease);
+  abstract LockClient open(BenchTarget target, Duration lease);
+
+  /** Whether the bench can run this implementation on {@code topology}. */
+  boolean runsOn(Topology topology) {
+    return topologies.contains(topology);
+  }
+
+  /** Whether it needs replicas of the primary (relock+acks): a cluster is then started with one per primary. */
+  boolean needsReplicas() {
+    return this == RELOCK_ACKS;
+  }
 
   /** Short name used in options and results, such as {@code spring-pubsub}. */
   public String id() {

@@ -2,7 +2,6 @@ package io.relock.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -18,8 +17,7 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
     String redis, String loadBefore, String relockCommit) {
 
   static Machine describe(BenchRedis redis) {
-    String where = redis.started() ? "redis-server started by the bench, loopback"
-        : "REDIS_URL " + URI.create(redis.uri()).getHost() + ":" + URI.create(redis.uri()).getPort();
+    String where = redis.describe();
     return new Machine(Runtime.getRuntime().availableProcessors(), readCpuModel(), memTotal(),
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),

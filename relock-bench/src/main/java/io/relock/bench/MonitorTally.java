@@ -9,7 +9,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -113,12 +115,59 @@ final class MonitorTally implements AutoCloseable {
 
   /** Stops counting and returns the split of what was seen. */
   CallSplit finish() {
+    return CallSplit.fromMonitor(finishCounts());
+  }
+
+  /** Stops counting and returns {client, script} counts per command. */
+  private Map<String, long[]> finishCounts() {
     close();
     Map<String, long[]> copy = new HashMap<>();
     synchronized (counts) {
       counts.forEach((k, v) -> copy.put(k, v.clone()));
     }
-    return CallSplit.fromMonitor(copy);
+    return copy;
+  }
+
+  /**
+   * {@code MONITOR} on each of several servers (a cluster's primaries), started one after the
+   * other and counted together.
+   */
+  static final class OnAll implements AutoCloseable {
+
+    private final List<MonitorTally> tallies = new ArrayList<>();
+
+    private OnAll() {}
+
+    static OnAll start(List<String> redisUris) {
+      OnAll all = new OnAll();
+      try {
+        for (String uri : redisUris) {
+          all.tallies.add(MonitorTally.start(uri));
+        }
+      } catch (RuntimeException e) {
+        all.close();
+        throw e;
+      }
+      return all;
+    }
+
+    /** Stops counting everywhere and returns the split of what all of them saw. */
+    CallSplit finish() {
+      Map<String, long[]> sum = new HashMap<>();
+      for (MonitorTally t : tallies) {
+        t.finishCounts().forEach((k, v) -> {
+          long[] s = sum.computeIfAbsent(k, c -> new long[2]);
+          s[0] += v[0];
+          s[1] += v[1];
+        });
+      }
+      return CallSplit.fromMonitor(sum);
+    }
+
+    @Override
+    public void close() {
+      tallies.forEach(MonitorTally::close);
+    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.relock.bench;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -22,8 +23,12 @@ import java.util.TreeMap;
  */
 public final class RedisInfo {
 
-  private static final Set<String> HARNESS =
-      Set.of("info", "config", "flushall", "flushdb", "dbsize", "monitor", "latency", "slowlog");
+  /**
+   * Commands nobody under test sent: the harness's own, and a replica's replication traffic to its
+   * primary ({@code REPLCONF ACK} every second, {@code PSYNC}/{@code SYNC} when it links).
+   */
+  private static final Set<String> HARNESS = Set.of("info", "config", "flushall", "flushdb", "dbsize", "monitor",
+      "latency", "slowlog", "replconf", "psync", "sync");
 
   private static final Set<String> CLIENT_ONLY = Set.of(
       "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "function",
@@ -80,6 +85,32 @@ public final class RedisInfo {
       }
     }
     throw new IllegalArgumentException("no calls= in commandstats entry: " + stat);
+  }
+
+  /**
+   * Several servers read at one moment as one: each command's calls summed over {@code primaries}
+   * (where clients send their calls; a replica's commandstats count the writes it replays), CPU
+   * summed over {@code primaries} and {@code others} (replicas replay every write), every other
+   * field from the first primary.
+   */
+  static RedisInfo combine(List<RedisInfo> primaries, List<RedisInfo> others) {
+    if (primaries.isEmpty()) {
+      throw new IllegalArgumentException("no primary to read");
+    }
+    Map<String, Long> calls = new TreeMap<>();
+    primaries.forEach(p -> p.commandCalls.forEach((k, v) -> calls.merge(k, v, Long::sum)));
+    Map<String, String> fields = new LinkedHashMap<>(primaries.get(0).fields);
+    for (String cpu : List.of("used_cpu_user", "used_cpu_sys")) {
+      double sum = 0;
+      for (RedisInfo i : primaries) {
+        sum += i.number(cpu);
+      }
+      for (RedisInfo i : others) {
+        sum += i.number(cpu);
+      }
+      fields.put(cpu, Double.toString(sum));
+    }
+    return new RedisInfo(Collections.unmodifiableMap(calls), Collections.unmodifiableMap(fields));
   }
 
   /** Calls per command name since the server started or its stats were reset. */

@@ -9,15 +9,24 @@ import org.redisson.config.Config;
 /**
  * Redisson's {@code RLock} with its defaults: {@code lock()} without a lease time, so the lock
  * watchdog renews it every third of {@code lockWatchdogTimeout} until {@code unlock()}; waiting
- * through a pub/sub subscription per lock name.
+ * through a pub/sub subscription per lock name. On Sentinel through {@code useSentinelServers()},
+ * on a cluster through {@code useClusterServers()}, otherwise with their defaults too: among them
+ * {@code checkLockSyncedSlaves} (on), so where the primary has replicas Redisson follows each
+ * lock and unlock with a {@code WAIT} for them (up to {@code slavesSyncTimeout}, 1 s).
  */
 final class RedissonLocks implements LockClient {
 
   private final RedissonClient redisson;
 
-  RedissonLocks(String redisUri, Duration lease) {
+  RedissonLocks(BenchTarget target, Duration lease) {
     Config config = new Config();
-    config.useSingleServer().setAddress(redisUri);
+    switch (target.topology()) {
+      case SINGLE -> config.useSingleServer().setAddress(target.uri());
+      case SENTINEL -> config.useSentinelServers().setMasterName(target.masterName())
+          .addSentinelAddress(target.nodeUris().toArray(new String[0]));
+      case CLUSTER -> config.useClusterServers().addNodeAddress(target.nodeUris().toArray(new String[0]));
+      default -> throw new IllegalArgumentException("unknown topology " + target.topology());
+    }
     config.setLockWatchdogTimeout(lease.toMillis());
     this.redisson = Redisson.create(config);
   }

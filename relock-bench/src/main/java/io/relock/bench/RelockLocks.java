@@ -7,16 +7,31 @@ import java.time.Duration;
 
 /**
  * relock as its README shows it: {@code lock(name).acquire(wait)} with the default lease, which
- * the watchdog renews, and {@code close()} on the lease to release.
+ * the watchdog renews, and {@code close()} on the lease to release. On Sentinel through {@code
+ * builder().sentinel(...)}, on a cluster through {@code builder().cluster(...)}; with {@code acks},
+ * each acquisition also waits for one replica's acknowledgement ({@code replicaAcks(1, 500 ms)}).
  */
 final class RelockLocks implements LockClient {
 
   private static final Duration WAIT = Duration.ofMinutes(10);
+  /** The replicas {@code relock+acks} waits for, and how long. */
+  static final int ACK_REPLICAS = 1;
+  static final Duration ACK_TIMEOUT = Duration.ofMillis(500);
 
   private final Relock relock;
 
-  RelockLocks(String redisUri, Duration lease) {
-    this.relock = Relock.builder().uri(redisUri).defaultLease(lease).build();
+  RelockLocks(BenchTarget target, Duration lease, boolean acks) {
+    Relock.Builder builder = Relock.builder();
+    switch (target.topology()) {
+      case SINGLE -> builder.uri(target.uri());
+      case SENTINEL -> builder.sentinel(target.masterName(), target.nodeUris().toArray(new String[0]));
+      case CLUSTER -> builder.cluster(target.nodeUris().toArray(new String[0]));
+      default -> throw new IllegalArgumentException("unknown topology " + target.topology());
+    }
+    if (acks) {
+      builder.replicaAcks(ACK_REPLICAS, ACK_TIMEOUT);
+    }
+    this.relock = builder.defaultLease(lease).build();
   }
 
   @Override

@@ -23,9 +23,17 @@ final class Results {
   final List<HeldRow> held;
   final double wallSeconds;
   final String loadAfter;
+  /** Where it ran: one Redis, a Sentinel group or a Redis Cluster. */
+  final BenchTarget.Topology topology;
 
   Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
       String loadAfter) {
+    this(settings, machine, rows, held, wallSeconds, loadAfter, BenchTarget.Topology.SINGLE);
+  }
+
+  Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
+      String loadAfter, BenchTarget.Topology topology) {
+    this.topology = topology;
     this.settings = settings;
     this.machine = machine;
     this.rows = List.copyOf(rows);
@@ -86,10 +94,11 @@ final class Results {
     return top.get().perSecond() / bottom.get().perSecond();
   }
 
-  /** The line scripts read. */
+  /** The line scripts read; on Sentinel or a cluster it names the topology first. */
   String summaryLine() {
     double calls = find(CONTENDED_PROCESSES, Implementation.RELOCK).map(Row::callsPerAcquisition).orElse(Double.NaN);
-    return "bench: uncontended_vs_redisson=" + fmt(uncontendedRatio(Implementation.REDISSON))
+    return "bench: " + (topology == BenchTarget.Topology.SINGLE ? "" : "topology=" + topology.id() + " ")
+        + "uncontended_vs_redisson=" + fmt(uncontendedRatio(Implementation.REDISSON))
         + " contended_vs_redisson=" + fmt(contendedRatio(Implementation.REDISSON))
         + " contended_calls_per_acquisition=" + fmt(calls)
         + " limit_fraction=" + fmt(uncontendedRatio(Implementation.LIMIT));
@@ -142,7 +151,8 @@ final class Results {
   List<Table> tables() {
     List<Table> tables = new ArrayList<>();
     for (String scenario : List.of(UNCONTENDED, CONTENDED_JVM, CONTENDED_PROCESSES)) {
-      Table t = new Table(titleOf(scenario), List.of("implementation", "procs x threads", "acq/s",
+      Table t = new Table(titleOf(scenario) + (topology == BenchTarget.Topology.SINGLE ? ""
+          : " [topology: " + topology.id() + "]"), List.of("implementation", "procs x threads", "acq/s",
           "vs relock", "p50 ms", "p99 ms", "max ms", "calls/acq", "all cmds/acq", "Redis CPU us/acq",
           "client CPU us/acq", "process spread (Jain)", "warm-up s", "JIT %", "errors"));
       for (Row r : rows) {
@@ -200,6 +210,7 @@ final class Results {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("summary", summaryLine());
     m.put("mode", settings.mode());
+    m.put("topology", topology.id());
     m.put("wall_seconds", wallSeconds);
     m.put("load_average_after", loadAfter);
     m.put("others_cpu_share", othersCpuShare);

@@ -36,8 +36,11 @@ final class WorkerProcess implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts a worker and waits until it is ready. */
-  static WorkerProcess start(String name, String redisUri, Path log) {
+  /**
+   * Starts a worker and waits until it is ready; {@code target} is where its clients connect (its
+   * only argument, see {@link BenchTarget}): one Redis URI, or a Sentinel or Cluster target.
+   */
+  static WorkerProcess start(String name, BenchTarget target, Path log) {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx1g", "-Djava.awt.headless=true"));
     // For profiling, e.g. RELOCK_BENCH_WORKER_OPTS="-XX:StartFlightRecording=filename=w.jfr"; {name} is replaced.
@@ -47,7 +50,7 @@ final class WorkerProcess implements AutoCloseable {
         command.add(option.replace("{name}", name));
       }
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), redisUri));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), target.spec()));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {

@@ -71,6 +71,28 @@ class RedisInfoTest {
   }
 
   @Test
+  void combine_sumsCallsOverPrimaries_andCpuOverEveryNode() {
+    String replica = """
+        # CPU
+        used_cpu_sys:10.000000
+        used_cpu_user:20.000000
+        """;
+    String replicaWithCalls = replica + "# Commandstats\ncmdstat_hget:calls=999,usec=1,usec_per_call=0.1\n";
+    RedisInfo combined = RedisInfo.combine(java.util.List.of(RedisInfo.parse(AFTER), RedisInfo.parse(BEFORE)),
+        java.util.List.of(RedisInfo.parse(replicaWithCalls)));
+    assertThat(combined.commandCalls()).containsEntry("evalsha", 400L).containsEntry("hget", 400L)
+        .containsEntry("publish", 40L).containsEntry("config", 4L);
+    assertThat(combined.cpuSeconds()).isCloseTo(5.0 + 3.75 + 30.0, within(1e-9));
+    assertThat(combined.field("redis_version")).isEqualTo("7.0.15");
+  }
+
+  @Test
+  void replicationTraffic_countsForNobody() {
+    RedisInfo.Delta d = new RedisInfo.Delta(java.util.Map.of("replconf", 5L, "psync", 1L, "evalsha", 10L), 0);
+    assertThat(d.withoutHarness()).containsOnlyKeys("evalsha");
+  }
+
+  @Test
   void clientOnlyCommands_areThoseScriptsCannotRun() {
     assertThat(RedisInfo.isClientOnly("evalsha")).isTrue();
     assertThat(RedisInfo.isClientOnly("subscribe")).isTrue();

@@ -81,6 +81,8 @@ final class Acquisition {
    * the lock after they were issued. A notification of one of them is late and must be ignored.
    */
   private long endedGrantsUpTo;
+  /** Replica acknowledgements are on and a grant arrived: ask Redis (with WAIT) at once. */
+  private boolean confirmGrant;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, Duration wait,
       long leaseMillis, boolean renewed) {
@@ -190,16 +192,21 @@ final class Acquisition {
 
   private void onReply(String mode, long sent, List<Object> reply, Throwable error) {
     inFlight = false;
+    while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
+      error = error.getCause(); // from a stage that transformed the reply (see runAcquire)
+    }
     int code = 0;
     long token = 0;
     long n = 0;
     long issued = 0;
+    long acks = -1;
     if (error == null) {
       try {
         code = ((Long) reply.get(0)).intValue();
         token = (Long) reply.get(1);
         n = (Long) reply.get(2);
         issued = reply.size() > 3 ? (Long) reply.get(3) : 0;
+        acks = reply.size() > LockEngine.ACKS_INDEX ? (Long) reply.get(LockEngine.ACKS_INDEX) : -1;
       } catch (RuntimeException badShape) {
         error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
             + state.keys.name() + "'", badShape);
@@ -216,7 +223,7 @@ final class Acquisition {
         if (error != null) {
           attemptFailed(mode, error);
         } else {
-          answered(mode, sent, code, token, n);
+          answered(mode, sent, code, token, n, acks);
         }
       }
       case WITHDRAWING -> cleanUp(error);
@@ -237,7 +244,14 @@ final class Acquisition {
     }
   }
 
-  private void answered(String mode, long sent, int code, long token, long n) {
+  private void answered(String mode, long sent, int code, long token, long n, long acks) {
+    if ((code == 1 || code == 3) && engine.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
+      // Held in Redis, but a failover could still erase it: it does not count. fail() releases it.
+      fail(new RelockException("lock '" + state.keys.name() + "' was acquired, but only " + Math.max(0, acks)
+          + " of " + engine.settings().replicaAcks() + " replicas acknowledged it within "
+          + engine.settings().replicaAckTimeout() + " (replicaAcks); released it"));
+      return;
+    }
     switch (code) {
       case 1 -> succeed(token, sent, false);
       case 2 -> reentered();
@@ -259,8 +273,14 @@ final class Acquisition {
       fail(timeout());
       return;
     }
+    engine.hearGrants(state); // queued: on a sharded cluster, listen on the lock's channel
     if (sent - grantNoEarlierThan > 0) {
       grantNoEarlierThan = sent;
+    }
+    if (confirmGrant) {
+      confirmGrant = false;
+      recheck(); // a grant arrived while this call was in flight
+      return;
     }
     long delay = engine.settings().recheckInterval().toNanos();
     if (pttlMillis > 0) {
@@ -332,6 +352,10 @@ final class Acquisition {
     if (reentering != null || token <= endedGrantsUpTo) {
       return; // a late notification of a grant that Redis has since ended
     }
+    if (engine.waitsForReplicas()) {
+      askAfterGrant();
+      return;
+    }
     if (phase == Phase.ACTIVE && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= 0) {
       // Too late to be of use: the claim may already have run out. Ask Redis instead.
       if (!inFlight) {
@@ -351,10 +375,29 @@ final class Acquisition {
     if (token <= endedGrantsUpTo) {
       return; // the release's reply came after one of this owner's own, which found it ended
     }
-    if (phase == Phase.ACTIVE) {
+    if (phase == Phase.ACTIVE && engine.waitsForReplicas()) {
+      askAfterGrant();
+    } else if (phase == Phase.ACTIVE) {
       succeed(token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
     } else if (phase == Phase.SETTLED) {
       engine.withdrawOrphan(state.keys, owner);
+    }
+  }
+
+  /**
+   * With replica acknowledgements on, a grant counts only once replicas acknowledged it, and only
+   * this owner's own call can be followed by a WAIT that covers it: re-check now ({@code recheck}
+   * answers "held" with a write, see acquire.lua), or as soon as the call in flight answers.
+   */
+  private void askAfterGrant() {
+    if (phase != Phase.ACTIVE) {
+      return;
+    }
+    if (inFlight) {
+      confirmGrant = true;
+    } else {
+      timer.cancel();
+      recheck();
     }
   }
 

@@ -4,6 +4,7 @@ import io.relock.RelockException;
 import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisDriverFactory;
+import io.relock.spi.RedisTarget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -15,14 +16,22 @@ public final class DriverLoader {
 
   private DriverLoader() {}
 
-  public static RedisDriver connect(String uri, RelockSettings settings) {
+  /**
+   * Connects to {@code target} through the driver found on the class path.
+   *
+   * @throws UnsupportedOperationException if that driver cannot connect to such a topology
+   * @throws RelockException if no driver is found or the connection fails
+   */
+  public static RedisDriver connect(RedisTarget target, RelockSettings settings) {
     RedisDriverFactory factory = pick();
     DriverSettings ds =
         new DriverSettings(settings.commandTimeout(), settings.connectTimeout(), "relock");
     try {
-      return factory.connect(uri, ds);
+      return factory.connect(target, ds);
+    } catch (UnsupportedOperationException e) {
+      throw e;
     } catch (RuntimeException e) {
-      throw new RelockException("could not connect to " + Uris.redact(uri) + " with the "
+      throw new RelockException("could not connect to " + target + " with the "
           + factory.name() + " driver: " + Uris.redact(String.valueOf(e.getMessage())), e);
     }
   }

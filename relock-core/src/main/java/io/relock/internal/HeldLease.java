@@ -166,6 +166,11 @@ final class HeldLease implements LockLease {
     }
   }
 
+  /** The Redis Cluster slot of the lock's keys. */
+  int slot() {
+    return Slots.slotOf(keys.lock());
+  }
+
   @Override
   public String toString() {
     return "LockLease[" + keys.name() + ", token " + token + (isValid() ? ", valid" : ", not valid") + "]";

@@ -6,8 +6,10 @@ import io.relock.spi.RedisDriver;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +52,19 @@ public final class LockEngine {
   private final ScriptRunner scripts;
   private final String clientId;
   private final String channel;
+  /** Every owner id of this client starts with it. */
+  private final String ownerPrefix;
+  /**
+   * Whether grants are published per lock with SPUBLISH (a Redis 7+ Cluster): waiters of this
+   * client then subscribe to the channel of each lock they wait for, not to one client channel.
+   */
+  private final boolean sharded;
+  /** What acquire.lua stores as the channel to notify: the client's, or {@link #SHARDED_CHANNEL}. */
+  private final String grantChannel;
+  /** Sharded grant channels subscribed, with how many lock states want each. */
+  private final Map<String, Integer> shardedChannels = new HashMap<>();
+  /** Tells handoff.lua to publish on the lock's own channel ({@code <lock key>:n}) with SPUBLISH. */
+  static final String SHARDED_CHANNEL = "!";
   private final ScheduledThreadPoolExecutor scheduler;
   private final ExecutorService events;
   private final WatchdogRenewer watchdog;
@@ -61,19 +76,23 @@ public final class LockEngine {
   private volatile boolean closed;
   private volatile boolean terminated;
 
-  private LockEngine(RedisDriver driver, RelockSettings settings) {
+  private LockEngine(RedisDriver driver, RelockSettings settings, String where) {
     this.driver = driver;
     this.settings = settings;
-    this.scripts = new ScriptRunner(driver, settings.commandTimeout());
+    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where);
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
     this.clientId = HexFormat.of().formatHex(id);
     this.channel = settings.keyPrefix() + "client:" + clientId;
+    this.ownerPrefix = clientId + ":";
     String tag = clientId.substring(0, 8);
     this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("relock-timer-" + tag));
     this.scheduler.setRemoveOnCancelPolicy(true);
     this.events = Executors.newSingleThreadExecutor(daemon("relock-events-" + tag));
-    this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck);
+    this.sharded = driver.hasShardedPubSub();
+    this.grantChannel = sharded ? SHARDED_CHANNEL : channel;
+    this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck,
+        driver.isClustered());
   }
 
   /**
@@ -81,10 +100,22 @@ public final class LockEngine {
    * watchdog.
    */
   public static LockEngine start(RedisDriver driver, RelockSettings settings) {
-    LockEngine engine = new LockEngine(driver, settings);
+    return start(driver, settings, null);
+  }
+
+  /**
+   * As {@link #start(RedisDriver, RelockSettings)}, naming the topology in error messages.
+   *
+   * @param where what the driver connects to (a {@link io.relock.spi.RedisTarget}'s description,
+   *     passwords hidden), or null
+   */
+  public static LockEngine start(RedisDriver driver, RelockSettings settings, String where) {
+    LockEngine engine = new LockEngine(driver, settings, where);
     try {
-      driver.subscribe(engine.channel, engine::onNotification)
-          .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      if (!engine.sharded) {
+        driver.subscribe(engine.channel, engine::onNotification)
+            .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       engine.shutdown();
@@ -143,9 +174,69 @@ public final class LockEngine {
     });
   }
 
-  /** Drops one reference; a state with none left is forgotten. */
+  /** Drops one reference; a state with none left is forgotten (and stops hearing its grants). */
   void unref(LockState state) {
-    states.computeIfPresent(state.keys.lock(), (k, s) -> s != state ? s : --s.refs == 0 ? null : s);
+    boolean[] dropped = new boolean[1];
+    states.computeIfPresent(state.keys.lock(), (k, s) -> {
+      if (s != state || --s.refs > 0) {
+        return s;
+      }
+      dropped[0] = true;
+      return null;
+    });
+    if (dropped[0] && state.hearsGrants.get()) {
+      stopHearingGrants(state.keys);
+    }
+  }
+
+  // ---- sharded grant channels (Redis 7+ Cluster) --------------------------------------------
+
+  /**
+   * On a sharded cluster, once one of its acquisitions is queued in Redis, a lock state subscribes
+   * to the lock's grant channel, and stays subscribed until the state is dropped (nothing of this
+   * client under way for the name). Uncontended acquisitions never subscribe. A grant published
+   * before the subscription took hold is found by the re-check that follows its confirmation.
+   */
+  void hearGrants(LockState state) {
+    if (!sharded || !state.hearsGrants.compareAndSet(false, true)) {
+      return;
+    }
+    String ch = grantChannelOf(state.keys);
+    CompletableFuture<Void> subscribed;
+    synchronized (shardedChannels) {
+      if (shardedChannels.merge(ch, 1, Integer::sum) > 1) {
+        return;
+      }
+      subscribed = driver.subscribeSharded(ch, this::onNotification);
+    }
+    subscribed.whenComplete((v, e) -> {
+      if (e != null) {
+        log.warn("could not subscribe to {}: {}; waiters re-check on their timers", ch, e.getMessage());
+      }
+      LockState now = states.get(state.keys.lock());
+      if (now != null) {
+        now.post(now::reconnected);
+      }
+    });
+  }
+
+  private void stopHearingGrants(LockKeys keys) {
+    String ch = grantChannelOf(keys);
+    synchronized (shardedChannels) {
+      Integer left = shardedChannels.computeIfPresent(ch, (k, n) -> n > 1 ? n - 1 : null);
+      if (left == null) {
+        driver.unsubscribeSharded(ch).whenComplete((v, e) -> {
+          if (e != null) {
+            log.debug("could not unsubscribe from {}: {}", ch, e.getMessage());
+          }
+        });
+      }
+    }
+  }
+
+  /** The sharded channel on which handoff.lua publishes grants of this lock (same slot as its keys). */
+  static String grantChannelOf(LockKeys keys) {
+    return keys.lock() + ":n";
   }
 
   // ---- acquiring ----------------------------------------------------------------------------
@@ -208,10 +299,41 @@ public final class LockEngine {
     }
   }
 
+  /**
+   * Runs {@code acquire.lua}. With replica acknowledgements on, every mode that may find the
+   * caller holding the lock is followed by {@code WAIT}, and the reply carries the number of
+   * replicas that acknowledged as its fifth element ({@link #ACKS_INDEX}). A withdrawal
+   * ({@code abandon}) then goes the same way, with {@code WAIT 0} (which returns at once), so that
+   * it reaches Redis after every earlier call of its acquisition: those travel on the driver's
+   * connection for acknowledged calls, where one that timed out on the client may still be
+   * queued behind other calls' WAITs, and a withdrawal sent on another connection could overtake
+   * it and leave the lock it then takes held for nobody.
+   */
   CompletableFuture<List<Object>> runAcquire(Acquisition a, String owner, String mode, long entryMillis) {
+    boolean reentry = "reenter".equals(mode);
+    boolean acked = settings.replicaAcks() > 0 && !reentry && !"abandon".equals(mode);
     List<String> args = List.of(owner, Long.toString(a.leaseMillis), mode, Long.toString(entryMillis),
-        channel, fenceRetentionMillis(), Long.toString(claimMillis()));
-    return scripts.run(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name());
+        grantChannel, fenceRetentionMillis(), Long.toString(claimMillis()), acked ? "1" : "0");
+    if (settings.replicaAcks() == 0 || reentry) {
+      return scripts.run(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name());
+    }
+    return scripts.runReplicated(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name(),
+        acked ? settings.replicaAcks() : 0, settings.replicaAckTimeout()).thenApply(r -> {
+          List<Object> reply = new ArrayList<>(r.reply());
+          while (reply.size() < ACKS_INDEX) {
+            reply.add(0L);
+          }
+          reply.add(r.acknowledged());
+          return reply;
+        });
+  }
+
+  /** Where {@link #runAcquire} puts the replicas' acknowledgements in a reply. */
+  static final int ACKS_INDEX = 4;
+
+  /** Whether acquisitions wait for replicas to acknowledge them. */
+  boolean waitsForReplicas() {
+    return settings.replicaAcks() > 0;
   }
 
   CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, Acquisition successor, boolean ahead) {
@@ -381,6 +503,11 @@ public final class LockEngine {
     }
     String owner = message.substring(first + 1, second);
     String lockKey = message.substring(second + 1);
+    if (!owner.startsWith(ownerPrefix)) {
+      // Another client's grant: a lock's sharded channel carries the grants of every client that
+      // waits for it. Never treat it as an orphan of ours (withdrawing it would free their lock).
+      return;
+    }
     LockState state = states.get(lockKey);
     if (state != null) {
       long granted = token;
@@ -403,7 +530,7 @@ public final class LockEngine {
 
   private void withdrawOrphan(LockKeys keys, String owner, long giveUpAt, int attempt) {
     // Lease, entry lifetime and claim are not read by 'abandon'.
-    List<String> args = List.of(owner, "1", "abandon", "1", channel, fenceRetentionMillis(), "1");
+    List<String> args = List.of(owner, "1", "abandon", "1", grantChannel, fenceRetentionMillis(), "1");
     scripts.run(Scripts.ACQUIRE, keys.all(), args, keys.name())
         .whenComplete((r, e) -> {
           if (e == null) {

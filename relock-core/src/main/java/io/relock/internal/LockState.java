@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Everything one client knows about one lock name: its acquisitions under way, its local wait
@@ -41,6 +42,8 @@ final class LockState {
   private final Map<String, HeldLease> holds = new HashMap<>();
   final ConcurrentHashMap<Long, HeldLease> threadHolds = new ConcurrentHashMap<>();
   private final Set<Release> releases = new LinkedHashSet<>();
+  /** Whether the engine subscribed this state to the lock's sharded grant channel (see hearGrants). */
+  final AtomicBoolean hearsGrants = new AtomicBoolean();
   /** Releases in a row that passed the lock straight to a waiter of this client. */
   private int passes;
 

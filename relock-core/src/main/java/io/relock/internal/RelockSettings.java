@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param connectTimeout how long connecting may take
  * @param recheckInterval longest time a waiter waits for a notification before checking itself
  * @param fenceRetention how long a lock's fence key is kept after last use
+ * @param replicaAcks replicas that must acknowledge an acquisition before it counts; 0 for none
+ * @param replicaAckTimeout how long Redis waits for those acknowledgements ({@code WAIT})
  */
 public record RelockSettings(
     String keyPrefix,
@@ -21,11 +23,13 @@ public record RelockSettings(
     Duration commandTimeout,
     Duration connectTimeout,
     Duration recheckInterval,
-    Duration fenceRetention) {
+    Duration fenceRetention,
+    int replicaAcks,
+    Duration replicaAckTimeout) {
 
   public static RelockSettings defaults() {
     return new RelockSettings("relock:", Duration.ofSeconds(30), null, Duration.ofSeconds(3),
-        Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofDays(7));
+        Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofDays(7), 0, Duration.ZERO);
   }
 
   /** The drift allowance for a lease of the given length. */
@@ -45,6 +49,8 @@ public record RelockSettings(
     m.connectTimeout = connectTimeout;
     m.recheckInterval = recheckInterval;
     m.fenceRetention = fenceRetention;
+    m.replicaAcks = replicaAcks;
+    m.replicaAckTimeout = replicaAckTimeout;
     return m;
   }
 
@@ -57,10 +63,12 @@ public record RelockSettings(
     public Duration connectTimeout;
     public Duration recheckInterval;
     public Duration fenceRetention;
+    public int replicaAcks;
+    public Duration replicaAckTimeout;
 
     public RelockSettings freeze() {
       return new RelockSettings(keyPrefix, defaultLease, clockDrift, commandTimeout, connectTimeout,
-          recheckInterval, fenceRetention);
+          recheckInterval, fenceRetention, replicaAcks, replicaAckTimeout);
     }
   }
 }

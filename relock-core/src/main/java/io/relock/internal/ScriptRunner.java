@@ -4,12 +4,14 @@ import io.relock.RelockException;
 import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisReplyException;
+import io.relock.spi.ReplicatedReply;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * Runs scripts by SHA through the driver: loads a script that Redis does not know (after SCRIPT
@@ -20,11 +22,14 @@ final class ScriptRunner {
   private final RedisDriver driver;
   private final Duration timeout;
   private final boolean driverTimesOut;
+  /** " (on <topology>)" for messages, or "". */
+  private final String on;
 
-  ScriptRunner(RedisDriver driver, Duration timeout) {
+  ScriptRunner(RedisDriver driver, Duration timeout, String where) {
     this.driver = driver;
     this.timeout = timeout;
     this.driverTimesOut = driver.timesOutCommands();
+    this.on = where == null ? "" : " (" + where + ")";
   }
 
   /**
@@ -33,8 +38,22 @@ final class ScriptRunner {
    * @param what the lock name (or a description) for error messages
    */
   CompletableFuture<List<Object>> run(LuaScript script, List<String> keys, List<String> args, String what) {
-    CompletableFuture<List<Object>> result = new CompletableFuture<>();
-    call(script, keys, args).whenComplete((reply, error) -> {
+    return run(script, keys, what, sha -> driver.evalSha(sha, keys, args));
+  }
+
+  /**
+   * Runs {@code script}, then Redis's {@code WAIT replicas timeout} on the same connection (see
+   * {@link RedisDriver#evalShaReplicated}). The future fails only with {@link RelockException}.
+   */
+  CompletableFuture<ReplicatedReply> runReplicated(LuaScript script, List<String> keys, List<String> args,
+      String what, int replicas, Duration waitTimeout) {
+    return run(script, keys, what, sha -> driver.evalShaReplicated(sha, keys, args, replicas, waitTimeout));
+  }
+
+  private <T> CompletableFuture<T> run(LuaScript script, List<String> keys, String what,
+      Function<String, CompletableFuture<T>> evalSha) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    call(script, evalSha).whenComplete((reply, error) -> {
       if (error == null) {
         result.complete(reply);
         return;
@@ -42,7 +61,7 @@ final class ScriptRunner {
       Throwable cause = unwrap(error);
       if (cause instanceof RedisReplyException r && r.isNoScript()) {
         driver.scriptLoad(script.source())
-            .thenCompose(sha -> call(script, keys, args))
+            .thenCompose(sha -> call(script, evalSha))
             .whenComplete((again, error2) -> {
               if (error2 == null) {
                 result.complete(again);
@@ -57,10 +76,10 @@ final class ScriptRunner {
     return result;
   }
 
-  private CompletableFuture<List<Object>> call(LuaScript script, List<String> keys, List<String> args) {
-    CompletableFuture<List<Object>> f;
+  private <T> CompletableFuture<T> call(LuaScript script, Function<String, CompletableFuture<T>> evalSha) {
+    CompletableFuture<T> f;
     try {
-      f = driver.evalSha(script.sha1(), keys, args);
+      f = evalSha.apply(script.sha1());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -107,7 +126,8 @@ final class ScriptRunner {
 
   /** Error replies that say "not now" rather than "never". */
   private static final String[] PASSING_ERRORS =
-      {"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY", "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT"};
+      {"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY", "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT",
+          "MOVED", "ASK"};
 
   /** A reply of a shape no relock script returns: a confused connection or a foreign script. */
   static final class UnexpectedReplyException extends RelockException {
@@ -129,7 +149,7 @@ final class ScriptRunner {
     if (cause instanceof RelockException r) {
       return r;
     }
-    String key = keys.isEmpty() ? "" : " (key " + keys.get(0) + ")";
+    String key = (keys.isEmpty() ? "" : " (key " + keys.get(0) + ")") + on;
     if (cause instanceof RedisReplyException) {
       return new RelockException("Redis rejected " + script + " for lock '" + what + "'" + key + ": "
           + cause.getMessage(), cause);

@@ -1,7 +1,10 @@
 package io.relock.internal;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,21 +32,31 @@ final class WatchdogRenewer {
    */
   static final int BATCH = 250;
 
+  /**
+   * On a Redis Cluster, renewal batches in flight at once. A batch there holds the locks of one
+   * slot only (a script may not touch keys of two slots), so a tick sends many small batches, to
+   * several nodes: a few at a time keep every node busy without queueing a tick's worth at once.
+   */
+  static final int CLUSTER_IN_FLIGHT = 8;
+
   private final ScriptRunner scripts;
   private final ScheduledExecutorService scheduler;
   private final long leaseMillis;
   private final long tickNanos;
   private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
   private final Consumer<HeldLease> armExpiryCheck;
+  private final boolean perSlot;
   private ScheduledFuture<?> task;
 
   /**
    * @param armExpiryCheck arms an exact check at a lease's deadline; called for leases whose
    *     deadline falls before the next tick, so that a stalled renewal is reported on time
+   * @param perSlot whether batches must keep to one Redis Cluster slot each
    */
   WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis,
-      Consumer<HeldLease> armExpiryCheck) {
+      Consumer<HeldLease> armExpiryCheck, boolean perSlot) {
     this.scripts = scripts;
+    this.perSlot = perSlot;
     this.armExpiryCheck = armExpiryCheck;
     this.scheduler = scheduler;
     this.leaseMillis = leaseMillis;
@@ -83,21 +96,48 @@ final class WatchdogRenewer {
 
   void tick() {
     long now = System.nanoTime();
-    List<List<HeldLease>> batches = new ArrayList<>();
-    List<HeldLease> batch = null;
+    // One group of leases that a single script call may renew: all of them, or one slot's.
+    Map<Integer, List<HeldLease>> groups = perSlot ? new TreeMap<>() : null;
+    List<HeldLease> all = perSlot ? null : new ArrayList<>(leases.size());
     for (HeldLease lease : leases) {
       // A lease renewed at the last tick has about two ticks left and needs no check; one whose
       // last renewal failed has about one, and the next tick would come too late for it.
       if (lease.expiryCheck == null && lease.validUntilNanos() - now < tickNanos + tickNanos / 2) {
         armExpiryCheck.accept(lease);
       }
-      if (batch == null || batch.size() == BATCH) {
-        batch = new ArrayList<>(Math.min(BATCH, leases.size()));
-        batches.add(batch);
+      if (perSlot) {
+        groups.computeIfAbsent(lease.slot(), s -> new ArrayList<>()).add(lease);
+      } else {
+        all.add(lease);
       }
-      batch.add(lease);
     }
-    renewInTurn(batches, 0);
+    List<List<HeldLease>> batches = new ArrayList<>();
+    for (List<HeldLease> group : perSlot ? groups.values() : List.of(all)) {
+      for (int i = 0; i < group.size(); i += BATCH) {
+        batches.add(group.subList(i, Math.min(group.size(), i + BATCH)));
+      }
+    }
+    if (!perSlot) {
+      renewInTurn(batches, 0);
+      return;
+    }
+    // Per slot: several lanes, each sending its share in turn; a failure stops only its lane
+    // (one node may be down while the others answer).
+    Iterator<List<HeldLease>> next = batches.iterator();
+    for (int lane = 0; lane < CLUSTER_IN_FLIGHT; lane++) {
+      renewFrom(next);
+    }
+  }
+
+  private void renewFrom(Iterator<List<HeldLease>> next) {
+    List<HeldLease> batch;
+    synchronized (next) {
+      if (!next.hasNext()) {
+        return;
+      }
+      batch = next.next();
+    }
+    renew(batch).whenComplete((r, e) -> renewFrom(next));
   }
 
   /**

@@ -30,6 +30,29 @@ public interface RedisDriver extends AutoCloseable {
    */
   CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args);
 
+  /**
+   * {@code EVALSHA} followed, on the same connection, by {@code WAIT replicas timeout}: completes
+   * with the script's reply and the number of replicas that acknowledged every write made on that
+   * connection up to the script's. The {@code WAIT} blocks its connection on the server until it
+   * answers, so a driver runs these calls on connections of their own, never on the one that
+   * carries renewals and releases. Only called if {@link #supportsReplicaAcks()} says so.
+   *
+   * @param replicas how many replicas must acknowledge; WAIT returns as soon as they have. May be
+   *     0 ({@code WAIT 0} answers at once): core sends a withdrawal that way, so that it runs after
+   *     every earlier call of its acquisition, which went on the same connection
+   * @param timeout how long WAIT may block on the server
+   */
+  default CompletableFuture<ReplicatedReply> evalShaReplicated(String sha1, List<String> keys, List<String> args,
+      int replicas, java.time.Duration timeout) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException(
+        getClass().getSimpleName() + " does not support replica acknowledgements"));
+  }
+
+  /** Whether {@link #evalShaReplicated} is implemented. Checked when a client is built. */
+  default boolean supportsReplicaAcks() {
+    return false;
+  }
+
   /** {@code SCRIPT LOAD script}; completes with the SHA1 Redis returns. */
   CompletableFuture<String> scriptLoad(String script);
 
@@ -39,6 +62,39 @@ public interface RedisDriver extends AutoCloseable {
    * After a reconnect the driver subscribes again on its own. Called once per client.
    */
   CompletableFuture<Void> subscribe(String channel, Consumer<String> listener);
+
+  /**
+   * Whether keys of different hash slots may live on different servers (a Redis Cluster): core
+   * then keeps every call to the keys of one slot, and batches renewals per slot.
+   */
+  default boolean isClustered() {
+    return false;
+  }
+
+  /**
+   * Whether the driver offers sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+ Cluster): core then
+   * publishes each grant with {@code SPUBLISH} on a channel of the lock's own slot, heard only
+   * by the node of that slot and the clients subscribed there, instead of on the client's channel
+   * (which a Cluster broadcasts to every node).
+   */
+  default boolean hasShardedPubSub() {
+    return false;
+  }
+
+  /**
+   * {@code SSUBSCRIBE channel} on the node that serves the channel's slot, following the slot
+   * when it moves; each message's payload goes to {@code listener}. Several channels may be
+   * subscribed at once, each with its own listener. The future completes once Redis confirmed.
+   * Only called if {@link #hasShardedPubSub()}.
+   */
+  default CompletableFuture<Void> subscribeSharded(String channel, Consumer<String> listener) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException("no sharded pub/sub"));
+  }
+
+  /** {@code SUNSUBSCRIBE channel}; its listener hears nothing more. */
+  default CompletableFuture<Void> unsubscribeSharded(String channel) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException("no sharded pub/sub"));
+  }
 
   /**
    * Registers {@code listener}, to be run each time the driver has re-established a connection to

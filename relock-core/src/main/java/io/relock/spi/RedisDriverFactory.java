@@ -17,4 +17,19 @@ public interface RedisDriverFactory {
    * contain the password.
    */
   RedisDriver connect(String uri, DriverSettings settings);
+
+  /**
+   * Connects to {@code target}. The default handles {@link RedisTarget.Kind#SINGLE} through
+   * {@link #connect(String, DriverSettings)} and refuses the other kinds.
+   *
+   * @throws UnsupportedOperationException if this driver cannot connect to such a topology; the
+   *     message says why
+   */
+  default RedisDriver connect(RedisTarget target, DriverSettings settings) {
+    if (target.kind() == RedisTarget.Kind.SINGLE) {
+      return connect(target.nodes().get(0), settings);
+    }
+    throw new UnsupportedOperationException("the " + name() + " driver does not support " + target.kind()
+        + " topologies");
+  }
 }

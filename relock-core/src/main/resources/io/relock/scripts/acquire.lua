@@ -14,6 +14,9 @@
 -- ARGV[5] the pub/sub channel of the caller's client, for the grant notification
 -- ARGV[6] how long the fence key is kept after its last use, in milliseconds
 -- ARGV[7] claim time in milliseconds: how long a lock handed to the caller is first kept
+-- ARGV[8] '1' if the caller follows this call with WAIT (replica acknowledgements): a reply that
+--         finds the caller holding the lock then also writes (a no-op HINCRBY), so that the WAIT,
+--         which counts only this connection's writes, covers the grant made by another client
 --
 -- Returns {code, fencing token, n}:
 --   { 1, token, 1}     acquired now
@@ -55,6 +58,9 @@ if holder == owner then
     redis.call('DEL', KEYS[1])
     grant_next(now_ms, now_us, ARGV[6])
     return {-1, 0, 0}
+  end
+  if ARGV[8] == '1' then
+    redis.call('HINCRBY', KEYS[1], 'c', 0)
   end
   return {3, token, 1}
 end

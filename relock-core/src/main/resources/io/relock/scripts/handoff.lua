@@ -7,7 +7,9 @@
 --   KEYS[3] the wait queue: a sorted set of waiter owner ids, scored by arrival (server time, us)
 --   KEYS[4] the waiter table: a hash owner id -> "<expires ms> <lease ms> <claim ms> <channel>"
 --           (expires: server time after which the entry is dead unless refreshed; claim: how long a
---           granted lock is first kept before the waiter confirms it; channel: where to notify)
+--           granted lock is first kept before the waiter confirms it; channel: where to notify:
+--           a client's channel, for PUBLISH; or '!', for SPUBLISH on the lock's own channel
+--           "<KEYS[1]>:n", which shares its slot (sharded pub/sub on a Redis 7+ Cluster))
 
 -- Server time as (milliseconds, microseconds). Never the clients' clocks.
 local function server_time()
@@ -66,6 +68,11 @@ local function grant_next(now_ms, now_us, retention_ms)
   local token = string.format('%d', next_token(now_us, retention_ms))
   redis.call('HSET', KEYS[1], 'o', waiter, 'c', 1, 't', token)
   redis.call('PEXPIRE', KEYS[1], lease)
-  redis.call('PUBLISH', channel, token .. ' ' .. waiter .. ' ' .. KEYS[1])
+  local message = token .. ' ' .. waiter .. ' ' .. KEYS[1]
+  if channel == '!' then
+    redis.call('SPUBLISH', KEYS[1] .. ':n', message)
+  else
+    redis.call('PUBLISH', channel, message)
+  end
   return waiter
 end

@@ -155,7 +155,7 @@ public abstract class AcquireReleaseContract extends RelockContract {
 
   @Test
   void allKeysOfALock_shareOneClusterSlot() {
-    assertThat(ClusterSlots.slotOf("foo")).as("the CRC16 of the Redis Cluster spec").isEqualTo(12182);
+    assertThat(io.relock.internal.Slots.slotOf("foo")).as("the CRC16 of the Redis Cluster spec").isEqualTo(12182);
     Relock a = client();
     Relock b = client();
     for (String name : List.of("plain", "with{brace", "}leading", "a}b{c", "100%")) {
@@ -165,7 +165,7 @@ public abstract class AcquireReleaseContract extends RelockContract {
       @SuppressWarnings("unchecked")
       List<String> keys = (List<String>) redis("KEYS", "*");
       assertThat(keys).hasSize(4);
-      assertThat(keys.stream().map(ClusterSlots::slotOf).distinct()).as("slots of %s", keys).hasSize(1);
+      assertThat(keys.stream().map(io.relock.internal.Slots::slotOf).distinct()).as("slots of %s", keys).hasSize(1);
       held.close();
       waiting.join().close();
       redis("FLUSHALL");

@@ -45,6 +45,8 @@ final class StressWorker implements Runnable {
   private final int slot;
   private final Random random;
   private final long opBoundNanos;
+  /** {@link StressRun#connectionKills()} when the current operation began. */
+  private long killsAtStart;
 
   StressWorker(StressRun run, int slot, long seed) {
     this.run = run;
@@ -62,6 +64,7 @@ final class StressWorker implements Runnable {
       Op op = pick();
       long wait = WAITS_MS[random.nextInt(WAITS_MS.length)];
       long start = System.nanoTime();
+      killsAtStart = run.connectionKills();
       try {
         perform(op, client, client.lock(name), wait);
       } catch (Throwable t) {
@@ -311,7 +314,11 @@ final class StressWorker implements Runnable {
     if (t instanceof LockTimeoutException) {
       documented = timed;
     } else if (t instanceof LockLostException) {
-      documented = closed; // leases outlast every fault in a run: only a closed client loses one
+      // Leases outlast every fault in a run: only a closed client loses one, or a release that the
+      // driver sent again after a connection kill (see StressRun#connectionKills).
+      boolean resent = run.connectionKills() > killsAtStart;
+      documented = closed || resent;
+      outcome += closed ? " (client closed)" : resent ? " (connection killed meanwhile)" : "";
     } else if (t instanceof RelockException) {
       // Redis failed past the wait (the faults), or the client was closed. lock() and
       // lockInterruptibly() wait without limit, so they ride out every Redis failure.

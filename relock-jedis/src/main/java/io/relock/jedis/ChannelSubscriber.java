@@ -3,13 +3,15 @@ package io.relock.jedis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.JedisSocketFactory;
 
 /**
  * One channel subscription kept alive on a connection and a daemon thread of its own: Jedis's
@@ -20,6 +22,11 @@ import redis.clients.jedis.JedisSocketFactory;
  * <p>Messages published while the connection is down are lost; relock-core bounds what that costs
  * with its recheck interval. A connection that dies silently (no FIN or RST reaches this host) is
  * noticed only by TCP keep-alive, as with any blocking subscriber.
+ *
+ * <p>Each connection goes to the node {@code nodes} gives at that moment: behind Sentinel, the
+ * primary the sentinels name, asked afresh on every reconnect. A connection to a node that is no
+ * longer the primary still works (a replica receives what the primary publishes, late), so it
+ * cannot tell from its messages; the driver tells it with {@link #leaveUnlessOn}.
  */
 final class ChannelSubscriber {
   private static final Logger log = LoggerFactory.getLogger(ChannelSubscriber.class);
@@ -29,7 +36,7 @@ final class ChannelSubscriber {
   private static final long UNSUBSCRIBE_GRACE_MS = 200;
   private static final long STOP_WAIT_MS = 2_000;
 
-  private final JedisSocketFactory sockets;
+  private final Supplier<HostAndPort> nodes;
   private final JedisClientConfig config;
   private final String channel;
   private final Consumer<String> listener;
@@ -39,17 +46,21 @@ final class ChannelSubscriber {
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final Thread thread;
   private volatile boolean running = true;
-  private volatile Connection connection;
+  private volatile Current current;
   private volatile JedisPubSub subscription;
 
+  /** The open connection and the node it goes to. */
+  private record Current(Connection connection, HostAndPort node, AtomicBoolean leaving) {}
+
   /**
+   * @param nodes where to connect, asked before each connection (may throw; that attempt then fails)
    * @param resubscribed run (on this subscriber's thread) each time the subscription is confirmed
-   *     again after the connection was lost
+   *     again after the connection was lost or {@linkplain #leaveUnlessOn left}
    * @param where the endpoint as it may appear in logs (no password)
    */
-  ChannelSubscriber(JedisSocketFactory sockets, JedisClientConfig config, String channel, Consumer<String> listener,
+  ChannelSubscriber(Supplier<HostAndPort> nodes, JedisClientConfig config, String channel, Consumer<String> listener,
       Runnable resubscribed, String threadName, String where) {
-    this.sockets = sockets;
+    this.nodes = nodes;
     this.config = config;
     this.channel = channel;
     this.listener = listener;
@@ -70,39 +81,53 @@ final class ChannelSubscriber {
     boolean lost = false;
     while (running) {
       Forwarder pubsub = new Forwarder(lost);
-      try (Connection c = new Connection(sockets, config)) {
-        connection = c;
-        subscription = pubsub;
-        // close() sets running, then reads connection: one of the two sees the other's write.
-        if (!running) {
-          break;
+      HostAndPort node = null;
+      Current opened = null;
+      try {
+        node = nodes.get();
+        try (Connection c = new Connection(new KeepAliveSocketFactory(node, config), config)) {
+          opened = new Current(c, node, new AtomicBoolean());
+          current = opened;
+          subscription = pubsub;
+          pubsub.at = where(node);
+          // close() sets running, then reads current: one of the two sees the other's write.
+          if (!running) {
+            break;
+          }
+          pubsub.proceed(c, channel); // returns once unsubscribed, throws when the connection drops
+          if (!running) {
+            break;
+          }
+          lost = true;
+          backoff = FIRST_BACKOFF_MS;
+          log.warn("Redis ended the subscription to {} on {}; subscribing again", channel, where(node));
         }
-        pubsub.proceed(c, channel); // returns once unsubscribed, throws when the connection drops
-        if (!running) {
-          break;
-        }
-        lost = true;
-        backoff = FIRST_BACKOFF_MS;
-        log.warn("Redis ended the subscription to {} on {}; subscribing again", channel, where);
       } catch (RuntimeException e) {
         if (!running) {
           break;
+        }
+        if (opened != null && opened.leaving().get()) {
+          // leaveUnlessOn closed it: the primary moved. Not a failure, even of the first subscription.
+          lost = true;
+          backoff = FIRST_BACKOFF_MS;
+          continue;
         }
         if (!firstSubscription.isDone()) {
           // Tell the caller now rather than at its timeout; keep trying until close() all the same.
           firstSubscription.completeExceptionally(e);
         }
         if (pubsub.confirmed) {
-          log.warn("notification connection to {} lost ({}); reconnecting", where, e.getMessage());
+          log.warn("notification connection to {} lost ({}); reconnecting", where(node), e.getMessage());
           backoff = FIRST_BACKOFF_MS;
         } else if (!lost) {
-          log.warn("could not subscribe to notifications on {} ({}); retrying", where, e.getMessage());
+          log.warn("could not subscribe to notifications on {} ({}); retrying", where(node), e.getMessage());
         } else {
-          log.debug("reconnecting to {} for notifications failed ({}); next try in {} ms", where, e.getMessage(), backoff);
+          log.debug("reconnecting to {} for notifications failed ({}); next try in {} ms", where(node), e.getMessage(),
+              backoff);
         }
         lost = true;
       } finally {
-        connection = null;
+        current = null;
         subscription = null;
       }
       if (pause(backoff)) {
@@ -112,6 +137,30 @@ final class ChannelSubscriber {
     }
     if (!firstSubscription.isDone()) {
       firstSubscription.completeExceptionally(new IllegalStateException("the Jedis driver was closed"));
+    }
+  }
+
+  /** {@code where}, and behind Sentinel the node connected to. */
+  private String where(HostAndPort node) {
+    return node == null || !(nodes instanceof SentinelPrimary) ? where : where + " (primary " + node + ")";
+  }
+
+  /**
+   * Closes the connection if it goes to another node than {@code primary}, so that the thread
+   * connects again at once (asking where to, afresh) and, once subscribed there, runs the
+   * resubscribed callback: messages sent meanwhile may be lost. Does nothing while no connection
+   * is open (the next one asks where to go anyway). Any thread; does not block.
+   */
+  void leaveUnlessOn(HostAndPort primary) {
+    Current now = current;
+    if (!running || now == null || now.node().equals(primary) || !now.leaving().compareAndSet(false, true)) {
+      return;
+    }
+    log.warn("the notification connection goes to {}, no longer the primary ({} is); moving it", now.node(), primary);
+    try {
+      now.connection().disconnect();
+    } catch (RuntimeException e) {
+      log.debug("closing the notification connection to {} failed: {}", now.node(), e.getMessage());
     }
   }
 
@@ -143,10 +192,10 @@ final class ChannelSubscriber {
     if (join(UNSUBSCRIBE_GRACE_MS)) {
       return;
     }
-    Connection c = connection;
-    if (c != null) {
+    Current now = current;
+    if (now != null) {
       try {
-        c.disconnect();
+        now.connection().disconnect();
       } catch (RuntimeException e) {
         log.debug("closing the notification connection to {} failed: {}", where, e.getMessage());
       }
@@ -173,6 +222,7 @@ final class ChannelSubscriber {
   private final class Forwarder extends JedisPubSub {
     private final boolean resubscribing;
     volatile boolean confirmed;
+    volatile String at = where;
 
     Forwarder(boolean resubscribing) {
       this.resubscribing = resubscribing;
@@ -183,7 +233,7 @@ final class ChannelSubscriber {
       confirmed = true;
       firstSubscription.complete(null);
       if (resubscribing) {
-        log.info("subscribed to {} on {} again", subscribed, where);
+        log.info("subscribed to {} on {} again", subscribed, at);
         resubscribed.run();
       }
     }

@@ -4,7 +4,8 @@ import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisReplyException;
-import java.nio.charset.StandardCharsets;
+import io.relock.spi.RedisTarget;
+import io.relock.spi.ReplicatedReply;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +17,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
@@ -27,7 +29,7 @@ import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.Protocol;
+import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -47,6 +49,14 @@ import redis.clients.jedis.exceptions.JedisDataException;
  *
  * <p>Ordering: two calls in flight at the same time may run on different connections and so reach
  * Redis in either order; a call made after another's future completed always runs after it.
+ *
+ * <p>Sentinel ({@link #connect(RedisTarget, DriverSettings)}): every connection, pooled or pub/sub,
+ * goes to the primary the sentinels name when it is opened. A command answered {@code READONLY}
+ * (its node was demoted to a replica) or failing on a lost connection makes the pool drop its
+ * connections, so the next ones go where the sentinels say; when the sentinels name another
+ * primary than before, or a command met {@code READONLY}, the pub/sub connection is moved to the
+ * primary they name, and the {@linkplain #onReconnect reconnect listener} runs once it has
+ * subscribed there.
  */
 public final class JedisDriver implements RedisDriver {
   private static final Logger log = LoggerFactory.getLogger(JedisDriver.class);
@@ -54,18 +64,27 @@ public final class JedisDriver implements RedisDriver {
   public static final int DEFAULT_CONNECTIONS = 8;
   private static final AtomicInteger DRIVERS = new AtomicInteger();
 
-  private final HostAndPort endpoint;
+  /** Where connections go: a fixed endpoint, or the {@link SentinelPrimary}. */
+  private final Supplier<HostAndPort> endpoint;
+  /** Non-null behind Sentinel. */
+  private final SentinelPrimary sentinels;
   private final JedisClientConfig config;
   private final String where;
   private final String threadPrefix;
   private final ConnectionPool pool;
   private final ThreadPoolExecutor workers;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Failovers seen: a connection borrowed before one is not given back to the pool. */
+  private final AtomicLong failovers = new AtomicLong();
+  /** Whether a worker is asking the sentinels after a READONLY reply (one at a time is enough). */
+  private final AtomicBoolean checkingPrimary = new AtomicBoolean();
   private volatile Runnable reconnectListener = () -> {};
-  private ChannelSubscriber subscriber;
+  private volatile ChannelSubscriber subscriber;
 
-  private JedisDriver(HostAndPort endpoint, JedisClientConfig config, int connections, String where) {
-    this.endpoint = endpoint;
+  private JedisDriver(HostAndPort endpoint, SentinelPrimary sentinels, JedisClientConfig config, int connections,
+      String where) {
+    this.endpoint = sentinels != null ? sentinels : () -> endpoint;
+    this.sentinels = sentinels;
     this.config = config;
     this.where = where;
     this.threadPrefix = "relock-jedis-" + DRIVERS.incrementAndGet();
@@ -77,7 +96,13 @@ public final class JedisDriver implements RedisDriver {
     poolConfig.setJmxEnabled(false);
     // Each worker holds at most one connection, so a borrow waits only while one is being opened.
     poolConfig.setMaxWait(Duration.ofMillis(Math.max(1, config.getConnectionTimeoutMillis()) * 2L));
-    this.pool = new ConnectionPool(new ConnectionFactory(new KeepAliveSocketFactory(endpoint, config), config), poolConfig);
+    JedisSocketFactory sockets = sentinels != null
+        ? KeepAliveSocketFactory.toPrimaryOf(sentinels, config)
+        : new KeepAliveSocketFactory(endpoint, config);
+    this.pool = new ConnectionPool(new ConnectionFactory(sockets, config), poolConfig);
+    if (sentinels != null) {
+      sentinels.onChange(this::primaryMoved);
+    }
 
     AtomicInteger n = new AtomicInteger();
     this.workers = new ThreadPoolExecutor(connections, connections, 30, TimeUnit.SECONDS,
@@ -102,11 +127,87 @@ public final class JedisDriver implements RedisDriver {
    */
   public static JedisDriver connect(String uri, DriverSettings settings) {
     RedisUri parsed = RedisUri.parse(uri);
-    if (parsed.tls && parsed.verifyPeer == RedisUri.PeerVerification.NONE) {
-      log.warn("TLS to {} does not verify the server's certificate (verifyPeer=NONE): the connection is "
-          + "encrypted, but anyone on the network path can pose as the server", parsed.endpoint());
+    warnIfUnverified(parsed);
+    return start(parsed.endpoint(), null, parsed.clientConfig(settings), DEFAULT_CONNECTIONS, parsed.toString());
+  }
+
+  /**
+   * Connects to {@code target}: a {@link RedisTarget.Kind#SINGLE SINGLE} server as {@link
+   * #connect(String, DriverSettings)} does, or a {@link RedisTarget.Kind#SENTINEL SENTINEL}-managed
+   * primary, with {@value #DEFAULT_CONNECTIONS} pooled connections.
+   *
+   * <p>Behind Sentinel, each connection the driver opens (to the pool, or for notifications when it
+   * reconnects) goes to the primary that the sentinels name at that moment: {@code SENTINEL
+   * GET-MASTER-ADDR-BY-NAME masterName}, asked of the sentinels in the order given, the first that
+   * answers deciding. Each sentinel URI's credentials and TLS settings apply to that sentinel; those
+   * of the first sentinel URI, and its database, apply to the primary (in the {@code
+   * redis-sentinel://} form they are all the same). After a failover the driver follows the new
+   * primary as the class description says. Checks the primary with a PING before returning.
+   *
+   * @throws IllegalArgumentException if a URI is malformed (the message never shows a password)
+   * @throws UnsupportedOperationException for a {@link RedisTarget.Kind#CLUSTER CLUSTER} target: use
+   *     {@link JedisClusterDriver#connect(RedisTarget, DriverSettings)}
+   * @throws redis.clients.jedis.exceptions.JedisException if no sentinel names the primary (the
+   *     message names the master and each sentinel tried, with why it failed, never a password),
+   *     or the primary cannot be reached or refuses the credentials
+   */
+  public static JedisDriver connect(RedisTarget target, DriverSettings settings) {
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(settings, "settings");
+    switch (target.kind()) {
+      case SINGLE -> {
+        return connect(target.nodes().get(0), settings);
+      }
+      case SENTINEL -> {
+        List<RedisUri> uris = target.nodes().stream().map(RedisUri::parse).toList();
+        List<SentinelPrimary.Sentinel> sentinels = new ArrayList<>(uris.size());
+        for (RedisUri uri : uris) {
+          warnIfUnverified(uri);
+          sentinels.add(new SentinelPrimary.Sentinel(uri.endpoint(), uri.sentinelConfig(settings), uri.toString()));
+        }
+        SentinelPrimary primary = new SentinelPrimary(target.masterName(), sentinels);
+        return start(null, primary, uris.get(0).clientConfig(settings), DEFAULT_CONNECTIONS, primary.toString());
+      }
+      default -> throw new UnsupportedOperationException("JedisDriver connects to one primary; for a Redis Cluster use "
+          + "JedisClusterDriver.connect (or JedisDriverFactory, which picks it)");
     }
-    return start(parsed.endpoint(), parsed.clientConfig(settings), DEFAULT_CONNECTIONS, parsed.toString());
+  }
+
+  /**
+   * Connects to the primary that the sentinels at {@code sentinels} know as {@code masterName},
+   * with Jedis settings of your own, following it across failovers as {@link #connect(RedisTarget,
+   * DriverSettings)} does.
+   *
+   * @param sentinelConfig how to talk to the sentinels (credentials, TLS, timeouts); leave its
+   *     database at 0, sentinels have no databases
+   * @param primaryConfig how to talk to the primary; its socket timeout bounds each command
+   * @param connections pooled connections to the primary, and worker threads
+   * @throws IllegalArgumentException if {@code sentinels} is empty or {@code connections} is less
+   *     than 1
+   * @throws redis.clients.jedis.exceptions.JedisException if no sentinel names the primary, or the
+   *     primary cannot be reached
+   */
+  public static JedisDriver connectSentinel(String masterName, List<HostAndPort> sentinels,
+      JedisClientConfig sentinelConfig, JedisClientConfig primaryConfig, int connections) {
+    Objects.requireNonNull(masterName, "masterName");
+    Objects.requireNonNull(sentinelConfig, "sentinelConfig");
+    Objects.requireNonNull(primaryConfig, "primaryConfig");
+    if (connections < 1) {
+      throw new IllegalArgumentException("connections must be at least 1, not " + connections);
+    }
+    if (sentinels.isEmpty()) {
+      throw new IllegalArgumentException("at least one sentinel is needed");
+    }
+    SentinelPrimary primary = new SentinelPrimary(masterName, sentinels.stream()
+        .map(s -> new SentinelPrimary.Sentinel(s, sentinelConfig, s.toString())).toList());
+    return start(null, primary, primaryConfig, connections, primary.toString());
+  }
+
+  private static void warnIfUnverified(RedisUri uri) {
+    if (uri.tls && uri.verifyPeer == RedisUri.PeerVerification.NONE) {
+      log.warn("TLS to {} does not verify the server's certificate (verifyPeer=NONE): the connection is "
+          + "encrypted, but anyone on the network path can pose as the server", uri.endpoint());
+    }
   }
 
   /**
@@ -121,11 +222,12 @@ public final class JedisDriver implements RedisDriver {
     if (connections < 1) {
       throw new IllegalArgumentException("connections must be at least 1, not " + connections);
     }
-    return start(endpoint, config, connections, endpoint.toString());
+    return start(endpoint, null, config, connections, endpoint.toString());
   }
 
-  private static JedisDriver start(HostAndPort endpoint, JedisClientConfig config, int connections, String where) {
-    JedisDriver driver = new JedisDriver(endpoint, config, connections, where);
+  private static JedisDriver start(HostAndPort endpoint, SentinelPrimary sentinels, JedisClientConfig config,
+      int connections, String where) {
+    JedisDriver driver = new JedisDriver(endpoint, sentinels, config, connections, where);
     try (Connection c = driver.borrow()) {
       c.ping();
     } catch (RuntimeException e) {
@@ -142,15 +244,42 @@ public final class JedisDriver implements RedisDriver {
    */
   @Override
   public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
-    CommandArguments command = new CommandArguments(Protocol.Command.EVALSHA)
-        .add(sha1).add(keys.size()).addObjects(keys).addObjects(args);
-    return run(command, JedisDriver::scriptReply);
+    CommandArguments command = JedisCalls.evalSha(sha1, keys, args);
+    return run(c -> JedisCalls.scriptReply(c.executeCommand(command)));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Both commands go, one after the other, on one pooled connection and one worker thread, and
+   * the {@code WAIT} occupies both until it answers (at most {@code timeout}, which is added to the
+   * socket timeout for it): while it waits, that connection and that worker serve no other call,
+   * so a client making many such calls at once has that many fewer for the rest (renewals and
+   * releases included). No {@code WAIT} is sent if the script fails. Failures as for {@link
+   * #evalSha}: an error reply to the script completes the future with {@link RedisReplyException},
+   * one to the {@code WAIT} (such as a replica's refusal) with {@link IllegalStateException}, since
+   * the script has run by then; no connection to be had with {@link CommandNotSentException}.
+   */
+  @Override
+  public CompletableFuture<ReplicatedReply> evalShaReplicated(String sha1, List<String> keys, List<String> args,
+      int replicas, Duration timeout) {
+    if (replicas < 0) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("replicas must be 0 or more, not " + replicas));
+    }
+    CommandArguments command = JedisCalls.evalSha(sha1, keys, args);
+    return run(c -> JedisCalls.evalShaThenWait(c, command, replicas, timeout));
+  }
+
+  /** {@code true}: {@link #evalShaReplicated} sends {@code WAIT}. */
+  @Override
+  public boolean supportsReplicaAcks() {
+    return true;
   }
 
   @Override
   public CompletableFuture<String> scriptLoad(String script) {
-    CommandArguments command = new CommandArguments(Protocol.Command.SCRIPT).add(Protocol.Keyword.LOAD).add(script);
-    return run(command, reply -> (String) value(reply));
+    CommandArguments command = JedisCalls.scriptLoad(script);
+    return run(c -> (String) JedisCalls.value(c.executeCommand(command)));
   }
 
   /**
@@ -170,8 +299,8 @@ public final class JedisDriver implements RedisDriver {
     if (subscriber != null) {
       throw new IllegalStateException("the Jedis driver subscribes to one channel; already subscribed");
     }
-    subscriber = new ChannelSubscriber(new KeepAliveSocketFactory(endpoint, config), config, channel, listener,
-        this::reconnected, threadPrefix + "-pubsub", where);
+    subscriber = new ChannelSubscriber(endpoint, config, channel, listener, this::reconnected,
+        threadPrefix + "-pubsub", where);
     return subscriber.start();
   }
 
@@ -180,7 +309,7 @@ public final class JedisDriver implements RedisDriver {
    *
    * <p>Jedis's pooled connections report nothing when they reconnect; the notification connection
    * does, when it subscribes again after losing the connection, which is when Redis is reachable
-   * again for the commands too.
+   * again for the commands too. Behind Sentinel it also does once it has moved to a new primary.
    */
   @Override
   public void onReconnect(Runnable listener) {
@@ -198,29 +327,33 @@ public final class JedisDriver implements RedisDriver {
     }
   }
 
-  private <T> CompletableFuture<T> run(CommandArguments command, Function<Object, T> convert) {
+  /** What a call does with the connection it borrowed. */
+  @FunctionalInterface
+  private interface Exchange<T> {
+    T on(Connection c);
+  }
+
+  private <T> CompletableFuture<T> run(Exchange<T> exchange) {
     CompletableFuture<T> future = new CompletableFuture<>();
     if (closed.get()) {
       future.completeExceptionally(new IllegalStateException("the Jedis driver is closed"));
       return future;
     }
     try {
-      workers.execute(new Call<>(command, convert, future));
+      workers.execute(new Call<>(exchange, future));
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(new IllegalStateException("the Jedis driver is closed", e));
     }
     return future;
   }
 
-  /** One command on its way to a worker; holds the future so that close() can fail it. */
+  /** One call on its way to a worker; holds the future so that close() can fail it. */
   private final class Call<T> implements Runnable {
-    final CommandArguments command;
-    final Function<Object, T> convert;
+    final Exchange<T> exchange;
     final CompletableFuture<T> future;
 
-    Call(CommandArguments command, Function<Object, T> convert, CompletableFuture<T> future) {
-      this.command = command;
-      this.convert = convert;
+    Call(Exchange<T> exchange, CompletableFuture<T> future) {
+      this.exchange = exchange;
       this.future = future;
     }
 
@@ -236,30 +369,85 @@ public final class JedisDriver implements RedisDriver {
         future.completeExceptionally(new CommandNotSentException(e.getMessage(), e)); // no connection, nothing sent
         return;
       }
-      Object reply;
+      long failoversBefore = failovers.get();
+      T result = null;
+      RuntimeException failure = null;
+      boolean demoted = false;
       try {
-        reply = c.executeCommand(command);
+        result = exchange.on(c);
       } catch (JedisDataException e) {
-        future.completeExceptionally(new RedisReplyException(e.getMessage(), e));
-        return;
+        if (isDemoted(e)) {
+          // The node is a replica now: this connection and the idle ones go to the old primary.
+          demoted = true;
+          c.setBroken();
+          failoverSeen();
+        }
+        failure = new RedisReplyException(e.getMessage(), e);
       } catch (JedisConnectionException e) {
         // Jedis drops the broken connection. The idle ones most likely broke with it (a restart,
         // a failover), and only a command would find out: drop them now rather than one failed
         // call each.
         pool.clear();
-        future.completeExceptionally(e);
-        return;
+        failure = e;
       } catch (RuntimeException e) {
-        future.completeExceptionally(e);
-        return;
+        failure = e;
       } finally {
-        giveBack(c);
+        giveBack(c, failoversBefore);
       }
-      try {
-        future.complete(convert.apply(reply));
-      } catch (RuntimeException e) {
-        future.completeExceptionally(e);
+      if (failure != null) {
+        future.completeExceptionally(failure);
+      } else {
+        future.complete(result);
       }
+      if (demoted) {
+        movePubSubToPrimary();
+      }
+    }
+  }
+
+  /**
+   * Whether an error reply says the node is no longer a primary: {@code READONLY} (a write on a
+   * replica), or {@code WAIT} refused on a replica.
+   */
+  private static boolean isDemoted(JedisDataException e) {
+    String m = e.getMessage();
+    return m != null && (m.startsWith("READONLY") || m.startsWith("ERR WAIT cannot be used with replica"));
+  }
+
+  /** The node was demoted, or the sentinels name another primary: drop the pooled connections. */
+  private void failoverSeen() {
+    failovers.incrementAndGet();
+    pool.clear();
+  }
+
+  /** Called by {@link SentinelPrimary} (on the thread that asked) when the sentinels name a new primary. */
+  private void primaryMoved(HostAndPort primary) {
+    failoverSeen();
+    ChannelSubscriber s = subscriber;
+    if (s != null) {
+      s.leaveUnlessOn(primary);
+    }
+  }
+
+  /**
+   * After a {@code READONLY} reply behind Sentinel: asks the sentinels where the primary is now
+   * and moves the pub/sub connection there if it is elsewhere (it cannot tell on its own). One
+   * worker asks at a time; the others, meeting the same failover, need not.
+   */
+  private void movePubSubToPrimary() {
+    if (sentinels == null || closed.get() || !checkingPrimary.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      HostAndPort primary = sentinels.get(); // if it changed, primaryMoved has moved the subscriber
+      ChannelSubscriber s = subscriber;
+      if (s != null) {
+        s.leaveUnlessOn(primary); // it may have reconnected to the old primary before the sentinels knew
+      }
+    } catch (RuntimeException e) {
+      log.debug("asking the sentinels for the primary after a READONLY reply failed: {}", e.getMessage());
+    } finally {
+      checkingPrimary.set(false);
     }
   }
 
@@ -277,11 +465,12 @@ public final class JedisDriver implements RedisDriver {
 
   /**
    * The innermost useful message: Jedis wraps pool and socket failures ("Could not get a resource
-   * from the pool", "Failed to connect to any host") around the one that says what happened.
+   * from the pool", "Failed to connect to any host") around the one that says what happened. The
+   * driver's own {@link SentinelPrimary.Unreachable} already says it, causes included.
    */
-  private static String describe(Throwable e) {
+  static String describe(Throwable e) {
     Throwable t = e;
-    while (true) {
+    while (!(t instanceof SentinelPrimary.Unreachable)) {
       if (t.getSuppressed().length > 0) {
         t = t.getSuppressed()[0];
       } else if (t.getCause() != null && t.getCause() != t) {
@@ -291,53 +480,25 @@ public final class JedisDriver implements RedisDriver {
       }
     }
     String message = t.getMessage();
+    if (t instanceof SentinelPrimary.Unreachable) {
+      return message;
+    }
     return t.getClass().getSimpleName() + (message == null ? "" : ": " + message);
   }
 
-  /** Returns a connection to the pool (which closes it if broken); a reply already read stands. */
-  private void giveBack(Connection c) {
+  /**
+   * Returns a connection to the pool (which closes it if broken, or if a failover was seen since
+   * it was borrowed: it may go to the old primary); a reply already read stands.
+   */
+  private void giveBack(Connection c, long failoversBefore) {
+    if (failovers.get() != failoversBefore) {
+      c.setBroken();
+    }
     try {
       c.close();
     } catch (RuntimeException e) {
       log.debug("returning a connection to the pool for {} failed: {}", where, e.getMessage());
     }
-  }
-
-  /** EVALSHA's reply as the SPI wants it: a list of Long, String, null and nested lists. */
-  @SuppressWarnings("unchecked")
-  private static List<Object> scriptReply(Object reply) {
-    Object converted = value(reply);
-    if (converted instanceof List<?> list) {
-      return (List<Object>) list;
-    }
-    List<Object> single = new ArrayList<>(1);
-    single.add(converted);
-    return single;
-  }
-
-  /** Jedis's raw RESP2 values (byte[] for bulk and status strings) converted to the SPI's types. */
-  private static Object value(Object raw) {
-    if (raw == null || raw instanceof Long) {
-      return raw;
-    }
-    if (raw instanceof byte[] bytes) {
-      return new String(bytes, StandardCharsets.UTF_8);
-    }
-    if (raw instanceof List<?> list) {
-      List<Object> converted = new ArrayList<>(list.size());
-      for (Object element : list) {
-        converted.add(value(element));
-      }
-      return converted;
-    }
-    if (raw instanceof JedisDataException error) {
-      // An error reply inside an array; relock's scripts never return one, so fail the call.
-      throw new RedisReplyException(error.getMessage(), error);
-    }
-    if (raw instanceof String s) {
-      return s;
-    }
-    throw new IllegalStateException("unexpected reply element of type " + raw.getClass().getName());
   }
 
   /**

@@ -3,6 +3,7 @@ package io.relock.jedis;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketOption;
+import java.util.function.Supplier;
 import jdk.net.ExtendedSocketOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,6 +18,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * #IDLE_SECONDS} s of silence instead of the system default of two hours, so that a connection
  * that died without a FIN or RST (a host gone, a NAT entry dropped) is noticed within about half a
  * minute. Where the platform lacks the extended options, the system's keep-alive timing stays.
+ *
+ * <p>The endpoint is fixed, or {@linkplain #toPrimaryOf asked of the sentinels} for each socket.
  */
 final class KeepAliveSocketFactory implements JedisSocketFactory {
   private static final Logger log = LoggerFactory.getLogger(KeepAliveSocketFactory.class);
@@ -24,15 +27,41 @@ final class KeepAliveSocketFactory implements JedisSocketFactory {
   private static final int INTERVAL_SECONDS = 5;
   private static final int PROBES = 3;
 
-  private final DefaultJedisSocketFactory sockets;
+  private final Supplier<HostAndPort> endpoint;
+  private final JedisClientConfig config;
+  private final SentinelPrimary sentinels;
 
   KeepAliveSocketFactory(HostAndPort endpoint, JedisClientConfig config) {
-    this.sockets = new DefaultJedisSocketFactory(endpoint, config);
+    this(() -> endpoint, config, null);
+  }
+
+  private KeepAliveSocketFactory(Supplier<HostAndPort> endpoint, JedisClientConfig config, SentinelPrimary sentinels) {
+    this.endpoint = endpoint;
+    this.config = config;
+    this.sentinels = sentinels;
+  }
+
+  /**
+   * Sockets to the primary the sentinels name at the moment each is created. Failures say which
+   * primary could not be reached, or which sentinels were asked in vain.
+   */
+  static KeepAliveSocketFactory toPrimaryOf(SentinelPrimary sentinels, JedisClientConfig config) {
+    return new KeepAliveSocketFactory(sentinels, config, sentinels);
   }
 
   @Override
   public Socket createSocket() throws JedisConnectionException {
-    Socket socket = sockets.createSocket();
+    HostAndPort node = endpoint.get();
+    Socket socket;
+    try {
+      socket = new DefaultJedisSocketFactory(node, config).createSocket();
+    } catch (JedisConnectionException e) {
+      if (sentinels == null) {
+        throw e;
+      }
+      throw new SentinelPrimary.Unreachable("cannot connect to " + node + ", the primary that the sentinels name: "
+          + JedisDriver.describe(e), e);
+    }
     try {
       set(socket, ExtendedSocketOptions.TCP_KEEPIDLE, IDLE_SECONDS);
       set(socket, ExtendedSocketOptions.TCP_KEEPINTERVAL, INTERVAL_SECONDS);

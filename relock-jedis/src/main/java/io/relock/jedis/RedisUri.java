@@ -208,6 +208,18 @@ final class RedisUri {
 
   /** Jedis settings for this URI: credentials, database, TLS, and the timeouts and name from core. */
   JedisClientConfig clientConfig(DriverSettings settings) {
+    return clientConfig(settings, database);
+  }
+
+  /**
+   * Jedis settings for a sentinel at this URI: as {@link #clientConfig}, but without the database,
+   * which applies to the primary only (sentinels have none, and refuse {@code SELECT}).
+   */
+  JedisClientConfig sentinelConfig(DriverSettings settings) {
+    return clientConfig(settings, 0);
+  }
+
+  private JedisClientConfig clientConfig(DriverSettings settings, int database) {
     DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
         .connectionTimeoutMillis(millis(settings.connectTimeout()))
         .socketTimeoutMillis(millis(settings.commandTimeout()))

@@ -5,7 +5,7 @@
  * Relock.builder().driver(...)}.
  *
  * <p>Where to start: {@link io.relock.jedis.JedisDriver} (commands on pooled connections, run by
- * worker threads), then {@code ChannelSubscriber} (the pub/sub thread) and {@code RedisUri} (URI
- * parsing, TLS trust).
+ * worker threads), then {@code ChannelSubscriber} (the pub/sub thread), {@code SentinelPrimary}
+ * (asking the sentinels where the primary is) and {@code RedisUri} (URI parsing, TLS trust).
  */
 package io.relock.jedis;

@@ -1,6 +1,7 @@
 package io.relock.lettuce;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -11,19 +12,30 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisReplyException;
+import io.relock.spi.RedisTarget;
+import io.relock.spi.ReplicatedReply;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * for grant notifications, both reconnecting on their own. While disconnected, commands fail at
  * once rather than queue (core retries them once the connection is back, which it learns through
  * {@link #onReconnect}). Both connections use TCP keep-alive probes after {@value
- * #KEEPALIVE_IDLE_SECONDS} s of silence, so a connection that died without a FIN or RST (a host
+ * LettuceSettings#KEEPALIVE_IDLE_SECONDS} s of silence, so a connection that died without a FIN or RST (a host
  * gone, a NAT entry dropped) is noticed within about half a minute rather than the system default
  * of two hours.
  */
@@ -41,37 +53,48 @@ public final class LettuceDriver implements RedisDriver {
   private static final Logger log = LoggerFactory.getLogger(LettuceDriver.class);
   private final RedisClient client;
   private final boolean ownsClient;
+  private final RedisURI uri;
   private final StatefulRedisConnection<String, String> commands;
-  private final StatefulRedisPubSubConnection<String, String> pubsub;
+  private volatile StatefulRedisPubSubConnection<String, String> pubsub;
+  /** The connection for script calls followed by WAIT, opened on first use (see evalShaReplicated). */
+  private CompletableFuture<StatefulRedisConnection<String, String>> acked;
+  /** Where each of this driver's connections last connected: after a failover, pub/sub follows commands. */
+  private final Map<RedisChannelHandler<?, ?>, SocketAddress> addresses = new ConcurrentHashMap<>();
+  private final RedisConnectionStateListener connectionListener = new RedisConnectionStateListener() {
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+      addresses.put(connection, address);
+      if (connection == commands) {
+        followPrimary();
+        reconnected();
+      }
+    }
+  };
+  private String channel;
+  private Consumer<String> listener;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Runnable reconnectListener = () -> {};
   /** Whether the pub/sub connection has been subscribed once: later confirmations are resubscriptions. */
   private final AtomicBoolean subscribedOnce = new AtomicBoolean();
 
-  static final int KEEPALIVE_IDLE_SECONDS = 10;
-  private static final int KEEPALIVE_INTERVAL_SECONDS = 5;
-  private static final int KEEPALIVE_PROBES = 3;
 
   private LettuceDriver(RedisClient client, boolean ownsClient, RedisURI uri) {
     this.client = client;
     this.ownsClient = ownsClient;
+    this.uri = uri;
     StatefulRedisConnection<String, String> c = null;
+    client.addListener(connectionListener);
     try {
       c = client.connect(uri);
       this.commands = c;
       this.pubsub = client.connectPubSub(uri);
-      this.commands.addListener(new RedisConnectionStateListener() {
-        @Override
-        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-          reconnected();
-        }
-      });
     } catch (RuntimeException e) {
+      client.removeListener(connectionListener);
       if (c != null) {
         c.close();
       }
       if (ownsClient) {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        LettuceSettings.shutdown(client);
       }
       throw e;
     }
@@ -79,25 +102,64 @@ public final class LettuceDriver implements RedisDriver {
 
   /** Connects to {@code uri} with a client of its own, closed with the driver. */
   public static LettuceDriver connect(String uri, DriverSettings settings) {
-    RedisURI redisUri = RedisURI.create(uri);
+    return connect(RedisURI.create(uri), settings);
+  }
+
+  /**
+   * Connects to a single server or, for a {@link RedisTarget.Kind#SENTINEL} target, to the primary
+   * the sentinels name, following it across failovers: Lettuce asks the sentinels again at every
+   * reconnect, and the notification connection moves to wherever the command connection went.
+   *
+   * @throws IllegalArgumentException for a {@link RedisTarget.Kind#CLUSTER} target (see {@link
+   *     LettuceClusterDriver})
+   */
+  public static LettuceDriver connect(RedisTarget target, DriverSettings settings) {
+    return switch (target.kind()) {
+      case SINGLE -> connect(target.nodes().get(0), settings);
+      case SENTINEL -> connect(sentinelUri(target), settings);
+      case CLUSTER -> throw new IllegalArgumentException(
+          "a CLUSTER target needs LettuceClusterDriver.connect(target, settings)");
+    };
+  }
+
+  /** Lettuce's form of a Sentinel target; the first sentinel's credentials, TLS and database apply. */
+  static RedisURI sentinelUri(RedisTarget target) {
+    RedisURI first = RedisURI.create(target.nodes().get(0));
+    RedisURI.Builder b = RedisURI.Builder.sentinel(first.getHost(), first.getPort(), target.masterName());
+    for (String node : target.nodes().subList(1, target.nodes().size())) {
+      RedisURI s = RedisURI.create(node);
+      b.withSentinel(s.getHost(), s.getPort());
+    }
+    b.withSsl(first.isSsl()).withVerifyPeer(first.getVerifyMode()).withDatabase(first.getDatabase());
+    RedisURI built = b.build();
+    if (first.getPassword() != null) {
+      char[] password = first.getPassword();
+      if (first.getUsername() != null) {
+        built.setUsername(first.getUsername());
+      }
+      built.setPassword(password);
+      for (RedisURI sentinel : built.getSentinels()) {
+        if (first.getUsername() != null) {
+          sentinel.setUsername(first.getUsername());
+        }
+        sentinel.setPassword(password);
+      }
+    }
+    return built;
+  }
+
+  private static LettuceDriver connect(RedisURI redisUri, DriverSettings settings) {
     if (redisUri.isSsl() && redisUri.getVerifyMode() == SslVerifyMode.NONE) {
       log.warn("TLS to {}:{} does not verify the server's certificate (verifyPeer=NONE): the connection is "
           + "encrypted, but anyone on the network path can pose as the server", redisUri.getHost(), redisUri.getPort());
     }
     redisUri.setTimeout(settings.commandTimeout());
     redisUri.setClientName(settings.clientName());
-    RedisClient client = RedisClient.create();
+    RedisClient client = RedisClient.create(LettuceSettings.resources());
     client.setOptions(ClientOptions.builder()
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-        .socketOptions(SocketOptions.builder()
-            .connectTimeout(settings.connectTimeout())
-            .keepAlive(SocketOptions.KeepAliveOptions.builder().enable()
-                .idle(Duration.ofSeconds(KEEPALIVE_IDLE_SECONDS))
-                .interval(Duration.ofSeconds(KEEPALIVE_INTERVAL_SECONDS))
-                .count(KEEPALIVE_PROBES)
-                .build())
-            .build())
+        .socketOptions(LettuceSettings.socketOptions(settings))
         .build());
     return new LettuceDriver(client, true, redisUri);
   }
@@ -113,10 +175,93 @@ public final class LettuceDriver implements RedisDriver {
   @Override
   @SuppressWarnings("unchecked")
   public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
-    CompletableFuture<List<Object>> f = commands.async()
+    CompletableFuture<List<Object>> f = translate(commands.async()
         .<List<Object>>evalsha(sha1, ScriptOutputType.MULTI, keys.toArray(new String[0]), args.toArray(new String[0]))
-        .toCompletableFuture();
-    return translate(f);
+        .toCompletableFuture());
+    if (!uri.getSentinels().isEmpty()) {
+      f.whenComplete((reply, error) -> {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof RedisReplyException r && String.valueOf(r.getMessage()).startsWith("READONLY")) {
+          leaveDemotedPrimary();
+        }
+      });
+    }
+    return f;
+  }
+
+  /** When the last READONLY reply made the driver leave a demoted primary, to do so at most 5 times a second. */
+  private final AtomicLong leftAt = new AtomicLong(System.nanoTime() - LEAVE_SPACING_NANOS);
+  private static final long LEAVE_SPACING_NANOS = 200_000_000L;
+
+  /**
+   * A READONLY reply: the node was demoted to a replica by a failover that left it running, and
+   * nothing disconnected this client from it (Sentinel disconnects normal clients only when its
+   * own reconfiguration of the node succeeds). Disconnect the command connection from the server
+   * side, so that Lettuce reconnects and asks the sentinels where the primary is now; the
+   * notification connection follows it there (see followPrimary). The connection for replica
+   * acknowledgements is opened afresh on its next use.
+   */
+  private void leaveDemotedPrimary() {
+    long last = leftAt.get();
+    long now = System.nanoTime();
+    if (now - last < LEAVE_SPACING_NANOS || !leftAt.compareAndSet(last, now) || closed.get()) {
+      return;
+    }
+    log.info("Redis answered READONLY: the primary was demoted; reconnecting through the sentinels");
+    RedisAsyncCommands<String, String> async = commands.async();
+    async.clientId().thenCompose(id -> async.clientKill(KillArgs.Builder.id(id).skipme(false)));
+    CompletableFuture<StatefulRedisConnection<String, String>> old;
+    synchronized (this) {
+      old = acked;
+      acked = null;
+    }
+    if (old != null) {
+      old.thenAccept(StatefulRedisConnection::closeAsync);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Runs on a third connection of its own, opened on first use, so that a WAIT blocks only
+   * other acknowledged acquisitions, never renewals, releases or unacknowledged calls. EVALSHA and
+   * WAIT go out back to back; Redis answers the WAIT once the replicas caught up with the script's
+   * writes.
+   */
+  @Override
+  @SuppressWarnings("unchecked")
+  public CompletableFuture<ReplicatedReply> evalShaReplicated(String sha1, List<String> keys, List<String> args,
+      int replicas, Duration timeout) {
+    return ackedConnection().thenCompose(c -> {
+      RedisAsyncCommands<String, String> async = c.async();
+      CompletableFuture<List<Object>> script = translate(async
+          .<List<Object>>evalsha(sha1, ScriptOutputType.MULTI, keys.toArray(new String[0]), args.toArray(new String[0]))
+          .toCompletableFuture());
+      // The script has run by the time WAIT answers: an error reply to the WAIT must not read as
+      // one to the script (which core takes to mean the script did not run).
+      CompletableFuture<Long> waited = async.waitForReplication(replicas, timeout.toMillis()).toCompletableFuture()
+          .exceptionally(e -> {
+            throw new IllegalStateException("WAIT failed after the script ran: " + e.getMessage(), e);
+          });
+      return script.thenCombine(waited, ReplicatedReply::new);
+    });
+  }
+
+  @Override
+  public boolean supportsReplicaAcks() {
+    return true;
+  }
+
+  private synchronized CompletableFuture<StatefulRedisConnection<String, String>> ackedConnection() {
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new CommandNotSentException("the Lettuce driver is closed", null));
+    }
+    if (acked == null || acked.isCompletedExceptionally()) {
+      acked = client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
+          .exceptionallyCompose(e -> CompletableFuture.failedFuture(
+              new CommandNotSentException("could not connect for replica acknowledgements: " + e.getMessage(), e)));
+    }
+    return acked;
   }
 
   /** True for {@link #connect}: its client fails every command after the command timeout. */
@@ -132,24 +277,85 @@ public final class LettuceDriver implements RedisDriver {
 
   @Override
   public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
-    pubsub.addListener(new RedisPubSubAdapter<>() {
+    synchronized (this) {
+      this.channel = channel;
+      this.listener = listener;
+    }
+    return subscribeOn(pubsub);
+  }
+
+  private CompletableFuture<Void> subscribeOn(StatefulRedisPubSubConnection<String, String> p) {
+    String ch;
+    Consumer<String> l;
+    synchronized (this) {
+      ch = channel;
+      l = listener;
+    }
+    p.addListener(new RedisPubSubAdapter<>() {
       @Override
-      public void message(String ch, String message) {
-        if (channel.equals(ch)) {
-          listener.accept(message);
+      public void message(String c, String message) {
+        if (ch.equals(c)) {
+          l.accept(message);
         }
       }
 
       @Override
-      public void subscribed(String ch, long count) {
+      public void subscribed(String c, long count) {
         // Lettuce subscribes again on its own after a reconnect; messages sent meanwhile are lost.
-        if (channel.equals(ch) && !subscribedOnce.compareAndSet(false, true)) {
+        if (ch.equals(c) && !subscribedOnce.compareAndSet(false, true)) {
           reconnected();
         }
       }
     });
-    return translate(pubsub.async().subscribe(channel).toCompletableFuture());
+    return translate(p.async().subscribe(ch).toCompletableFuture());
   }
+
+  /**
+   * After a Sentinel failover that left the old primary running (demoted to a replica), the
+   * sentinels disconnect its normal clients but not its pub/sub clients: the command connection
+   * moves to the new primary while the notification connection would stay, hearing nothing. When
+   * the two part ways, open a new notification connection (Lettuce asks the sentinels where) and
+   * drop the old one.
+   */
+  private void followPrimary() {
+    StatefulRedisPubSubConnection<String, String> old;
+    SocketAddress now;
+    SocketAddress heard;
+    synchronized (this) {
+      old = pubsub;
+      now = addresses.get(commands);
+      heard = old == null ? null : addresses.get(old);
+      if (uri.getSentinels().isEmpty() || channel == null || moving || now == null || heard == null
+          || now.equals(heard) || closed.get()) {
+        return;
+      }
+      moving = true;
+    }
+    log.info("Redis primary moved to {}; moving the notification connection there from {}", now, heard);
+    client.connectPubSubAsync(StringCodec.UTF8, uri).whenComplete((p, error) -> {
+      if (error != null) {
+        synchronized (this) {
+          moving = false;
+        }
+        log.warn("could not move the notification connection to the new primary: {}", error.getMessage());
+        return;
+      }
+      synchronized (this) {
+        pubsub = p;
+        moving = false;
+      }
+      addresses.remove(old);
+      old.closeAsync();
+      if (closed.get()) {
+        p.closeAsync();
+        return;
+      }
+      subscribeOn(p).thenRun(this::reconnected);
+    });
+  }
+
+  /** Whether a new notification connection is being opened (see followPrimary). */
+  private boolean moving;
 
   @Override
   public void onReconnect(Runnable listener) {
@@ -172,7 +378,7 @@ public final class LettuceDriver implements RedisDriver {
    * Error replies become {@link RedisReplyException}, commands rejected while disconnected {@link
    * CommandNotSentException}; everything else passes through.
    */
-  private static <T> CompletableFuture<T> translate(CompletableFuture<T> f) {
+  static <T> CompletableFuture<T> translate(CompletableFuture<T> f) {
     return f.handle((value, error) -> {
       if (error == null) {
         return value;
@@ -193,12 +399,20 @@ public final class LettuceDriver implements RedisDriver {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    client.removeListener(connectionListener);
     try {
       pubsub.close();
       commands.close();
+      CompletableFuture<StatefulRedisConnection<String, String>> a;
+      synchronized (this) {
+        a = acked;
+      }
+      if (a != null) {
+        a.thenAccept(StatefulRedisConnection::close);
+      }
     } finally {
       if (ownsClient) {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        LettuceSettings.shutdown(client);
       }
     }
   }

@@ -19,9 +19,11 @@ import java.util.concurrent.TimeUnit;
  * A real {@code redis-server} process listening on a free port of 127.0.0.1, for tests.
  *
  * <p>{@link #start()} gives a server without persistence; {@link #builder()} adds persistence,
- * a password, an ACL user, TLS or raw arguments. Which binary runs is decided once per JVM
- * (see {@link #binary()}). Each server has its own temporary directory ({@link #dataDir()}),
- * holding its data files and its {@code redis.log}.
+ * a password, an ACL user, TLS, a configuration file or raw arguments (a configuration file plus
+ * {@code --sentinel} starts a Redis Sentinel, see {@link Builder#configFile(String)}; for a whole
+ * replicated group watched by sentinels see {@link RedisSentinelGroup}). Which binary runs is
+ * decided once per JVM (see {@link #binary()}). Each server has its own temporary directory
+ * ({@link #dataDir()}), holding its data files and its {@code redis.log}.
  *
  * <p>Lifecycle: {@link #stop()} shuts down gracefully, {@link #kill()} sends SIGKILL,
  * {@link #restart()} starts again on the same port, {@link #pause()}/{@link #resume()} freeze and
@@ -40,6 +42,8 @@ public final class RedisServer implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
     private static final String LOG_FILE = "redis.log";
     private static final String OUTPUT_FILE = "redis.out";
+    /** The name of the {@link Builder#configFile(String) configuration file} in the data directory. */
+    static final String CONFIG_FILE = "redis.conf";
     private static final Duration STARTUP_DEADLINE = Duration.ofSeconds(10);
     private static final Duration EXIT_DEADLINE = Duration.ofSeconds(10);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
@@ -78,6 +82,7 @@ public final class RedisServer implements AutoCloseable {
         private boolean tls;
         private final List<String> extraArgs = new ArrayList<>();
         private Path binary;
+        private String configFile;
 
         private Builder() {
         }
@@ -134,6 +139,38 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Writes {@code content} to {@code redis.conf} in the server's {@link RedisServer#dataDir()
+         * data directory} before the process starts, and passes that file to redis-server as its
+         * first argument. The options the test kit sets on the command line ({@code --port},
+         * {@code --bind}, {@code --dir}, {@code --logfile}, ...) and {@link #arg(String...)} follow
+         * it, so they override the file. The file is written once, when the server is first started,
+         * and kept across {@link RedisServer#restart()}: redis-server may rewrite it ({@code CONFIG
+         * REWRITE}), and a sentinel records its state there, as in a real deployment.
+         *
+         * <p>This is how to start a Redis Sentinel with the same binary (a sentinel refuses to run
+         * without a writable configuration file):
+         *
+         * <pre>{@code
+         * RedisServer sentinel = RedisServer.builder()
+         *         .configFile("sentinel monitor mymaster 127.0.0.1 " + primary.port() + " 1\n")
+         *         .arg("--sentinel")
+         *         .start();
+         * }</pre>
+         *
+         * {@link RedisServer#execute}, {@link RedisServer#stop()} and the other lifecycle methods
+         * work on a sentinel as on a server; persistence and TLS options make no sense for one.
+         *
+         * <p>{@code CONFIG REWRITE} also writes every ACL user into the file. Redis 7 then refuses
+         * to restart if the command line declares one of them again ({@code "Duplicate user
+         * found"}), so a server that rewrites its configuration should get its users from the file,
+         * not from {@link #aclUser} or {@code arg("--user", ...)}.
+         */
+        public Builder configFile(String content) {
+            this.configFile = Objects.requireNonNull(content, "content");
+            return this;
+        }
+
         /** Runs this binary instead of the one {@link RedisServer#binary()} finds. */
         public Builder binary(Path redisServer) {
             this.binary = Objects.requireNonNull(redisServer, "redisServer");
@@ -149,7 +186,7 @@ public final class RedisServer implements AutoCloseable {
          */
         public RedisServer start() {
             return RedisServer.launch(new Settings(persistence, password, aclUser, aclPassword, tls,
-                    List.copyOf(extraArgs), binary));
+                    List.copyOf(extraArgs), binary, configFile));
         }
 
         private static String requireToken(String what, String value) {
@@ -161,7 +198,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private record Settings(boolean persistence, String password, String aclUser, String aclPassword,
-            boolean tls, List<String> extraArgs, Path binary) {
+            boolean tls, List<String> extraArgs, Path binary, String configFile) {
     }
 
     /** Thrown inside this class when redis-server could not bind its port. */
@@ -231,6 +268,7 @@ public final class RedisServer implements AutoCloseable {
     private static RedisServer launch(Settings settings) {
         RedisServer server = new RedisServer(settings);
         try {
+            server.writeConfigFile();
             server.startOnFreePort();
             return server;
         } catch (RuntimeException e) {
@@ -439,6 +477,18 @@ public final class RedisServer implements AutoCloseable {
         return "RedisServer[" + uri() + (isRunning() ? ", pid " + pid() : ", not running") + "]";
     }
 
+    private void writeConfigFile() {
+        if (settings.configFile() == null) {
+            return;
+        }
+        Path file = dir.resolve(CONFIG_FILE);
+        try {
+            Files.writeString(file, settings.configFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+
     private void startOnFreePort() {
         PortTaken lastRace = null;
         for (int attempt = 0; attempt < FREE_PORT_ATTEMPTS; attempt++) {
@@ -532,8 +582,11 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private List<String> commandLine(int listenPort) {
-        List<String> command = new ArrayList<>(List.of(binary.toString(),
-                "--bind", HOST, "--daemonize", "no",
+        List<String> command = new ArrayList<>(List.of(binary.toString()));
+        if (settings.configFile() != null) {
+            command.add(dir.resolve(CONFIG_FILE).toString());
+        }
+        command.addAll(List.of("--bind", HOST, "--daemonize", "no",
                 "--dir", dir.toString(), "--logfile", dir.resolve(LOG_FILE).toString()));
         if (tlsMaterial != null) {
             command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(listenPort),
@@ -577,7 +630,8 @@ public final class RedisServer implements AutoCloseable {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path entry : entries) {
                 String name = entry.getFileName().toString();
-                if (!name.equals(LOG_FILE) && !name.equals(OUTPUT_FILE)) {
+                if (!name.equals(LOG_FILE) && !name.equals(OUTPUT_FILE)
+                        && !(name.equals(CONFIG_FILE) && settings.configFile() != null)) {
                     ProcessJanitor.deleteRecursively(entry);
                 }
             }

@@ -1,7 +1,8 @@
 /**
  * Real Redis for tests: {@link io.relock.testkit.RedisServer} starts {@code redis-server}
  * processes on free ports, {@link io.relock.testkit.RedisExtension} ties one to a JUnit 5 test
- * class, {@link io.relock.testkit.TcpProxy} injects network faults between a client and Redis,
+ * class, {@link io.relock.testkit.RedisSentinelGroup} and {@link io.relock.testkit.RedisClusterGroup}
+ * start replicated topologies and fail them over, {@link io.relock.testkit.TcpProxy} injects network faults between a client and Redis,
  * and {@link io.relock.testkit.JvmProcess} runs child JVMs for multi-process tests.
  *
  * <p>Everything else in this package is package-private and may change without notice.

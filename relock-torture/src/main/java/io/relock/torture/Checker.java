@@ -13,6 +13,11 @@ final class Checker {
 
   static RunResult check(String run, Fault fault, List<String> faultsDone, History history,
       Map<String, FencedStore.Counters> store, TortureSettings settings) {
+    return check(run, fault, faultsDone, history, store, settings, Topology.SINGLE, 0);
+  }
+
+  static RunResult check(String run, Fault fault, List<String> faultsDone, History history,
+      Map<String, FencedStore.Counters> store, TortureSettings settings, Topology topology, int replicaAcks) {
     List<Hold> requests = Hold.requests(history);
     List<Hold> holds = requests.stream().filter(Hold::wasAcquired).toList();
     Timeline timeline = Timeline.of(history);
@@ -23,11 +28,13 @@ final class Checker {
         "unexpected exception in " + e.hold() + ": " + e.text("error")));
     history.ofKind(Event.KILLED).filter(e -> "did not stop".equals(e.text("reason"))).forEach(e -> problems.add(
         "worker " + e.text("target") + " did not stop when asked (a thread hung)"));
+    history.ofKind(Event.NEMESIS_ERROR).forEach(e -> problems.add("a nemesis step failed: " + e.text("error")));
     return new RunResult(run, fault, faultsDone, holds.size(), failedAcquisitions, history.unreadableLines(), problems,
         OverlapCheck.check(holds, timeline, settings.lease()),
         FencingCheck.check(holds, store, timeline),
         LossCheck.check(holds, timeline, settings.lease()),
         StuckLockCheck.check(history, requests, timeline, settings.lease(), settings.stuckBound()),
-        UpdateCheck.check(holds, store));
+        UpdateCheck.check(holds, store), topology, replicaAcks,
+        FailoverCheck.check(history, holds, timeline, replicaAcks), null);
   }
 }

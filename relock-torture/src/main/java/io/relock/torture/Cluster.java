@@ -1,6 +1,7 @@
 package io.relock.torture;
 
 import io.relock.testkit.JvmProcess;
+import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
 import io.relock.testkit.TcpProxy;
 import java.io.IOException;
@@ -16,15 +17,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Everything one run needs: the lock Redis (the one under fault), the fenced store's Redis (never
- * faulted), and the worker processes, each reaching the lock Redis through a {@link TcpProxy} of
- * its own, so that one worker can be cut off while the others carry on.
+ * faulted), and the worker processes. In the single-server topology each worker reaches the lock
+ * Redis through a {@link TcpProxy} of its own, so that one worker can be cut off while the others
+ * carry on. In the Sentinel topology the lock Redis is a {@link RedisSentinelGroup} (a primary, one
+ * replica, three sentinels) and the workers connect through the sentinels, without proxies (the
+ * sentinels hand out the nodes' real addresses).
  */
 final class Cluster implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
   private static final List<String> WORKER_JVM_OPTIONS =
       List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
-  /** One worker process and its proxy. */
+  /** One worker process and its proxy (null in the Sentinel topology). */
   static final class Worker {
     final String name;
     final TcpProxy proxy;
@@ -48,8 +52,15 @@ final class Cluster implements AutoCloseable {
 
   final TortureSettings settings;
   final Path runDir;
+  /** The lock Redis of the single-server topology; null in the Sentinel topology. */
   final RedisServer lockRedis;
+  /** The lock Redis of the Sentinel topology; null in the single-server topology. */
+  final RedisSentinelGroup sentinel;
   final RedisServer storeRedis;
+  private final int replicaAcks;
+  private final Duration replicaAckTimeout;
+  /** The Sentinel topology's primary, as the nemesis last saw it promoted. */
+  private volatile RedisServer primary;
   final List<Worker> workers = new CopyOnWriteArrayList<>();
   /** The nemesis's history, which also records the workers killed at the end of a run. */
   final HistoryWriter log;
@@ -59,8 +70,13 @@ final class Cluster implements AutoCloseable {
   private int started;
 
   private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, RedisServer lockRedis,
-      RedisServer storeRedis, HistoryWriter log) {
+      RedisSentinelGroup sentinel, RedisServer storeRedis, HistoryWriter log, int replicaAcks,
+      Duration replicaAckTimeout) {
     this.settings = settings;
+    this.sentinel = sentinel;
+    this.primary = sentinel == null ? null : sentinel.primary();
+    this.replicaAcks = replicaAcks;
+    this.replicaAckTimeout = replicaAckTimeout;
     this.abandonOneIn = abandonOneIn;
     this.log = log;
     this.runDir = runDir;
@@ -71,22 +87,32 @@ final class Cluster implements AutoCloseable {
   }
 
   /**
-   * Starts both servers and {@link TortureSettings#processes()} workers; returns once all are ready.
+   * Starts the lock Redis of {@code topology}, the store and {@link TortureSettings#processes()}
+   * workers; returns once all are ready.
    *
    * @param abandonOneIn see {@link WorkerConfig#abandonOneIn()}
+   * @param replicaAcks the workers' relock replicaAcks replicas (0: off), with {@code replicaAckTimeout}
    */
-  static Cluster start(TortureSettings settings, Path runDir, long seed, int abandonOneIn, HistoryWriter log) {
+  static Cluster start(TortureSettings settings, Path runDir, long seed, int abandonOneIn, HistoryWriter log,
+      Topology topology, int replicaAcks, Duration replicaAckTimeout) {
     try {
       Files.createDirectories(runDir);
       Files.deleteIfExists(runDir.resolve("stop"));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare " + runDir, e);
     }
-    RedisServer lock = RedisServer.start();
+    RedisServer lock = null;
+    RedisSentinelGroup group = null;
     RedisServer store = null;
     try {
+      if (topology == Topology.SENTINEL) {
+        group = startSentinelGroup();
+      } else {
+        lock = RedisServer.start();
+      }
       store = RedisServer.start();
-      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, lock, store, log);
+      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, lock, group, store, log, replicaAcks,
+          replicaAckTimeout);
       List<Worker> starting = new ArrayList<>();
       for (int i = 0; i < settings.processes(); i++) {
         starting.add(c.launchWorker());
@@ -96,12 +122,101 @@ final class Cluster implements AutoCloseable {
       }
       return c;
     } catch (RuntimeException e) {
-      lock.close();
+      if (lock != null) {
+        lock.close();
+      }
+      if (group != null) {
+        group.close();
+      }
       if (store != null) {
         store.close();
       }
       throw e;
     }
+  }
+
+  /**
+   * A primary, one replica, three sentinels (down-after 1 s). The sentinels refresh what they know
+   * of each node every second instead of every ten ({@code SENTINEL DEBUG info-period}, Redis 7), so
+   * that a node rejoined as a replica is a candidate for the next promotion within about a second.
+   */
+  private static RedisSentinelGroup startSentinelGroup() {
+    RedisSentinelGroup group = RedisSentinelGroup.start();
+    for (RedisServer s : group.sentinels()) {
+      try {
+        s.execute("SENTINEL", "DEBUG", "info-period", "1000");
+      } catch (RedisServer.ErrorReply olderRedis) {
+        // Before Redis 7: the default 10 s; rejoined nodes just take longer to be seen.
+      }
+    }
+    return group;
+  }
+
+  /** The lock Redis's primary now: the single server, or the Sentinel group's last promoted primary. */
+  RedisServer lockServer() {
+    return sentinel == null ? lockRedis : primary;
+  }
+
+  /** The nemesis tells after each failover which node the sentinels promoted. */
+  void promoted(RedisServer node) {
+    primary = node;
+  }
+
+  /** The URI clients of the coordinator use for the lock Redis (no proxy). */
+  String lockUri() {
+    return sentinel == null ? lockRedis.uri() : sentinel.sentinelUri();
+  }
+
+  /**
+   * Waits until every sentinel lists {@code node} as a replica whose link to the primary is up, so
+   * that the next failover can promote it.
+   */
+  void awaitSentinelsSeeReplica(RedisServer node, Duration deadline) {
+    long end = System.nanoTime() + deadline.toNanos();
+    while (true) {
+      boolean all = true;
+      for (RedisServer s : sentinel.sentinels()) {
+        all &= seesHealthyReplica(s, node.port());
+      }
+      if (all) {
+        return;
+      }
+      if (System.nanoTime() - end > 0) {
+        throw new IllegalStateException("the sentinels did not see " + node + " as a healthy replica within "
+            + deadline);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+  }
+
+  private boolean seesHealthyReplica(RedisServer s, int port) {
+    Object reply;
+    try {
+      reply = s.execute(Duration.ofSeconds(2), "SENTINEL", "REPLICAS", sentinel.masterName());
+    } catch (UncheckedIOException | RedisServer.ErrorReply e) {
+      return false;
+    }
+    if (!(reply instanceof List<?> entries)) {
+      return false;
+    }
+    for (Object entry : entries) {
+      if (entry instanceof List<?> kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < kv.size(); i += 2) {
+          m.put(String.valueOf(kv.get(i)), String.valueOf(kv.get(i + 1)));
+        }
+        if (String.valueOf(port).equals(m.get("port")) && "slave".equals(m.get("flags"))
+            && "ok".equals(m.get("master-link-status"))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Starts one more worker (a replacement for a killed one) and waits until it is ready. */
@@ -113,17 +228,21 @@ final class Cluster implements AutoCloseable {
 
   private synchronized Worker launchWorker() {
     String name = "w" + (++started);
-    TcpProxy proxy = TcpProxy.start(lockRedis.host(), lockRedis.port());
+    TcpProxy proxy = sentinel == null ? TcpProxy.start(lockRedis.host(), lockRedis.port()) : null;
     Path history = runDir.resolve(name + ".jsonl");
-    WorkerConfig config = new WorkerConfig(name, proxy.uri(), storeRedis.uri(), history, stopFile,
+    WorkerConfig config = new WorkerConfig(name, proxy != null ? proxy.uri() : sentinel.sentinelUri(),
+        storeRedis.uri(), history, stopFile,
         settings.threads(), settings.locks(), settings.lease(), settings.commandTimeout(),
         settings.recheckInterval(), settings.acquireWait(), settings.holdMin(), settings.holdMax(),
-        settings.longHoldOneIn(), settings.longHoldMax(), abandonOneIn, seed * 1009 + started);
+        settings.longHoldOneIn(), settings.longHoldMin(), settings.longHoldMax(), abandonOneIn,
+        seed * 1009 + started, replicaAcks, replicaAckTimeout);
     JvmProcess process;
     try {
       process = JvmProcess.start(WORKER_JVM_OPTIONS, WorkerMain.class, config.toArgs().toArray(String[]::new));
     } catch (RuntimeException e) {
-      proxy.close();
+      if (proxy != null) {
+        proxy.close();
+      }
       throw e;
     }
     Worker w = new Worker(name, proxy, process, history);
@@ -147,7 +266,7 @@ final class Cluster implements AutoCloseable {
   Map<String, Worker> holders() {
     Map<String, Worker> holders = new LinkedHashMap<>();
     for (String lock : settings.locks()) {
-      Object owner = lockRedis.execute("HGET", "relock:{" + lock + "}", "o");
+      Object owner = lockServer().execute("HGET", "relock:{" + lock + "}", "o");
       if (owner instanceof String o) {
         for (Worker w : alive()) {
           if (w.clientId != null && o.startsWith(w.clientId + ":")) {
@@ -189,9 +308,16 @@ final class Cluster implements AutoCloseable {
   public void close() {
     for (Worker w : workers) {
       w.process.close();
-      w.proxy.close();
+      if (w.proxy != null) {
+        w.proxy.close();
+      }
     }
-    lockRedis.close();
+    if (lockRedis != null) {
+      lockRedis.close();
+    }
+    if (sentinel != null) {
+      sentinel.close();
+    }
     storeRedis.close();
   }
 }

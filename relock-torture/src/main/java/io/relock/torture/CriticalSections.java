@@ -50,7 +50,7 @@ final class CriticalSections implements Runnable {
       boolean fixedLease = abandon || random.nextInt(4) == 0;
       long holdMillis = fixedLease || random.nextInt(config.longHoldOneIn()) != 0
           ? between(config.holdMin().toMillis(), config.holdMax().toMillis())
-          : between(config.lease().toMillis(), config.longHoldMax().toMillis());
+          : between(config.longHoldMin().toMillis(), config.longHoldMax().toMillis());
       String hold = config.name() + "/" + index + "/" + (++sequence);
       try {
         criticalSection(lock, hold, fixedLease, holdMillis, abandon);

@@ -55,6 +55,17 @@ record Event(long wallMillis, long monoNanos, long pid, String proc, String thre
   static final String KILLED = "killed";
   /** The nemesis's own acquisition of a lock whose holder it killed; data: result = acquired|timeout. */
   static final String PROBE = "probe";
+  /**
+   * Sentinel topology: the nemesis killed the primary (SIGKILL, the process is gone). data: port,
+   * and cut = the monotonic time replication was cut before it (failover-hole), absent if it was not.
+   */
+  static final String PRIMARY_KILLED = "primary_killed";
+  /** Sentinel topology: the sentinels agree on the promoted replica. data: port, ms (since the kill). */
+  static final String PROMOTED = "promoted";
+  /** Sentinel topology: the killed node is back as a replica and in sync. data: port, ms (rejoin to sync). */
+  static final String REJOINED = "rejoined";
+  /** A nemesis step that failed (the harness, not relock); data: error. The nemesis stops there. */
+  static final String NEMESIS_ERROR = "nemesis_error";
 
   Event {
     Map<String, Object> present = new LinkedHashMap<>();

@@ -24,7 +24,15 @@ enum Fault {
   BLACKHOLE_RESUME("blackhole-resume", "like blackhole-holder, but the connections resume without a reset"
       + " (their byte streams are then out of step; not in the default suite)"),
   DELAY("delay", "add latency to one worker's (or every worker's) traffic to Redis for a while"),
-  COMBINED("combined", "the nemesis faults above (all but abandon-holder), drawn at random, some steps with latency on every worker as well");
+  COMBINED("combined", "the nemesis faults above (all but abandon-holder), drawn at random, some steps with latency on every worker as well"),
+  /** Sentinel topology only. */
+  FAILOVER("failover", "Sentinel topology: SIGKILL the primary (during a long hold), wait for the sentinels to promote"
+      + " the replica, bring the killed node back as a replica and wait until it is in sync; again and again"),
+  /** Sentinel topology only: the "Sentinel hole". */
+  FAILOVER_HOLE("failover-hole", "Sentinel topology: like failover, but replication is cut for up to 2.5 s"
+      + " before the primary is killed (until a hold granted since is at work), so the acquisitions of that"
+      + " time never reach the replica that is promoted (the Sentinel hole); replication is restored after"
+      + " the failover");
 
   /** The faults a combined run draws from. */
   static final List<Fault> SINGLE = List.of(PAUSE_HOLDER, KILL_HOLDER, RESTART_REDIS, PAUSE_REDIS, CUT_HOLDER,
@@ -42,6 +50,13 @@ enum Fault {
     return Arrays.stream(values()).filter(f -> f.id.equals(id)).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("unknown run '" + id + "'; known: "
             + Arrays.stream(values()).map(f -> f.id).toList()));
+  }
+
+  /** The faults of the Sentinel topology's runs (the others need the single-server topology). */
+  static final List<Fault> SENTINEL = List.of(FAILOVER, FAILOVER_HOLE);
+
+  boolean isFailover() {
+    return this == FAILOVER || this == FAILOVER_HOLE;
   }
 
   /** Whether the fault hits one worker process (chosen among the current lock holders). */

@@ -13,6 +13,10 @@ import java.util.Set;
  *   <li>it had a fixed lease and its interval outlasted the lease;
  *   <li>a fault that stops renewals (its process paused, its connections cut or blackholed, the
  *       lock Redis paused) lasted a lease or more inside its interval;
+ *   <li>a failover hole erased it (Sentinel topology; see {@link Timeline#erasedBy}) and its
+ *       {@code close()} reached the new primary (it did not end in {@code RelockException}): the
+ *       lock it released was not there. An erased hold whose {@code close()} could not reach the
+ *       new primary counts only through the first rule, for the reason restarts do below.
  * </ul>
  * A restart of the lock Redis loses every lock, but counts only through the first rule (someone
  * else got the lock): a holder whose lock vanished while nobody else took it, and whose release
@@ -81,6 +85,11 @@ final class LossCheck {
       if (other.lock.equals(h.lock) && other.token > h.token && other.acquired < h.end) {
         return other + " was granted the lock by " + timeline.at(other.acquired);
       }
+    }
+    Timeline.Failover hole = timeline.erasedBy(h);
+    if (hole != null && !Event.RELEASE_FAILED.equals(h.outcome)) {
+      return "a failover hole erased it: granted after replication was cut at " + timeline.at(hole.cut())
+          + ", still held when the primary was killed at " + timeline.at(hole.kill());
     }
     if (h.fixedLease && h.end - h.acquired > lease + margin) {
       return "its fixed lease ran out before " + timeline.at(h.end);

@@ -6,6 +6,8 @@ import io.relock.LockLease;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.testkit.RedisSentinelGroup;
+import io.relock.testkit.RedisServer;
 import io.relock.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +25,18 @@ import java.util.concurrent.TimeUnit;
 final class Nemesis {
   private static final Duration LONG_HOLD_WAIT = Duration.ofSeconds(3);
   private static final Duration LONG_HOLD_AGE = Duration.ofMillis(300);
+  /**
+   * A hold granted after replication was cut counts as at work once it has lasted this long:
+   * longer than the replicaAcks timeout, so that an acquisition still waiting for its replica's
+   * acknowledgement (which holds the lock in Redis meanwhile) is not taken for one, and the runs
+   * with replicaAcks see acquisitions refused for want of an acknowledgement, not only cut off by
+   * the kill.
+   */
+  private static final Duration HOLE_HOLD_AGE = TortureSettings.REPLICA_ACK_TIMEOUT.plusMillis(200);
+  /** Replication stays cut at least this long before the primary is killed (failover-hole). */
+  private static final Duration MIN_CUT = Duration.ofMillis(300);
+  private static final Duration FAILOVER_DEADLINE = Duration.ofSeconds(30);
+  private static final Duration RESYNC_DEADLINE = Duration.ofSeconds(20);
 
   private final Cluster cluster;
   private final HistoryWriter log;
@@ -31,7 +45,7 @@ final class Nemesis {
 
   /**
    * @param probe a relock client straight to the lock Redis (no proxy), with which the nemesis
-   *     itself waits for a lock whose holder it killed
+   *     itself waits for a lock whose holder it killed; null if the run kills no holder
    */
   Nemesis(Cluster cluster, Relock probe) {
     this.cluster = cluster;
@@ -45,6 +59,18 @@ final class Nemesis {
       sleep(step.gapBefore());
       if (System.nanoTime() - endNanos >= 0) {
         break;
+      }
+      if (step.fault().isFailover()) {
+        try {
+          done.add(failover(step));
+        } catch (RuntimeException e) {
+          // The harness, not relock: the group did not fail over or come back. Stop faulting; the
+          // checker reports the error and the workers still stop in order.
+          log.record(Event.NEMESIS_ERROR, null, null, 0, fields("error", String.valueOf(e.getMessage())));
+          done.add(step.fault().id + " failed: " + e.getMessage());
+          break;
+        }
+        continue;
       }
       done.add(execute(step));
     }
@@ -183,25 +209,105 @@ final class Nemesis {
    * fencing token for that long means the same hold.
    */
   private Cluster.Worker awaitLongHolder() {
+    return awaitLongHolder(LONG_HOLD_WAIT, LONG_HOLD_AGE, Map.of());
+  }
+
+  /**
+   * Like {@link #awaitLongHolder()}, waiting up to {@code wait} for a hold of at least {@code age}
+   * whose token is none of {@code excluded} (lock to token): a hold granted after those were read.
+   */
+  private Cluster.Worker awaitLongHolder(Duration wait, Duration age, Map<String, String> excluded) {
     Map<String, String> tokens = new java.util.HashMap<>();
     Map<String, Long> since = new java.util.HashMap<>();
-    long deadline = System.nanoTime() + LONG_HOLD_WAIT.toNanos();
+    long deadline = System.nanoTime() + wait.toNanos();
     while (System.nanoTime() - deadline < 0) {
       Map<String, Cluster.Worker> holders = cluster.holders();
       long now = System.nanoTime();
       for (String lock : cluster.settings.locks()) {
-        Object token = cluster.lockRedis.execute("HGET", "relock:{" + lock + "}", "t");
+        Object token = cluster.lockServer().execute("HGET", "relock:{" + lock + "}", "t");
         String t = token instanceof String s ? s : null;
         if (t == null || !t.equals(tokens.get(lock))) {
           tokens.put(lock, t);
           since.put(lock, now);
-        } else if (now - since.get(lock) >= LONG_HOLD_AGE.toNanos() && holders.containsKey(lock)) {
+        } else if (now - since.get(lock) >= age.toNanos() && holders.containsKey(lock)
+            && !t.equals(excluded.get(lock))) {
           return holders.get(lock);
         }
       }
       sleep(Duration.ofMillis(25));
     }
     return null;
+  }
+
+  /** The fencing token each lock has now on the lock Redis (absent if it never had one). */
+  private Map<String, String> tokens() {
+    Map<String, String> tokens = new java.util.HashMap<>();
+    for (String lock : cluster.settings.locks()) {
+      if (cluster.lockServer().execute("HGET", "relock:{" + lock + "}", "t") instanceof String t) {
+        tokens.put(lock, t);
+      }
+    }
+    return tokens;
+  }
+
+  /**
+   * One failover of the Sentinel group. {@code failover}: waits for a long hold, kills the primary
+   * (SIGKILL), waits until the sentinels agree on the promoted replica, restarts the killed node
+   * (it comes back as a replica of the promoted one) and waits until that is in sync and the
+   * sentinels see it (so that the next failover has a replica to promote). {@code failover-hole}:
+   * cuts replication first, waits until a hold granted since the cut has been at work for {@link
+   * #HOLE_HOLD_AGE} (up to the step's length, at least {@link #MIN_CUT}), then the same;
+   * replication is restored once the new primary is in place. The fault window runs from the kill
+   * (failover) or the cut (failover-hole) to the promotion.
+   */
+  private String failover(Step step) {
+    RedisSentinelGroup group = cluster.sentinel;
+    boolean hole = step.fault() == Fault.FAILOVER_HOLE;
+    String id = step.fault().id;
+    Cluster.Worker atWork;
+    long cut = -1;
+    long cutNanos = 0;
+    if (hole) {
+      Map<String, String> before = tokens();
+      group.cutReplication();
+      cut = log.record(Event.FAULT_START, null, null, 0, fields("fault", id, "target", "redis",
+          "detail", "replication cut")).monoNanos();
+      sleep(MIN_CUT);
+      atWork = awaitLongHolder(step.length().minus(MIN_CUT), HOLE_HOLD_AGE, before);
+      cutNanos = System.nanoTime() - cut;
+    } else {
+      atWork = awaitLongHolder();
+    }
+    RedisServer old = group.killPrimary();
+    long killed = log.record(Event.PRIMARY_KILLED, null, null, 0, fields("port", old.port(),
+        "cut", hole ? cut : null)).monoNanos();
+    if (!hole) {
+      log.record(killed, Event.FAULT_START, null, null, 0, fields("fault", id, "target", "redis",
+          "detail", "primary killed"));
+    }
+    RedisServer promoted;
+    try {
+      promoted = group.awaitFailover(FAILOVER_DEADLINE);
+    } finally {
+      if (hole) {
+        group.restoreReplication();
+      }
+    }
+    long at = log.record(Event.PROMOTED, null, null, 0, fields("port", promoted.port(),
+        "ms", (System.nanoTime() - killed) / 1_000_000)).monoNanos();
+    log.record(at, Event.FAULT_END, null, null, 0, fields("fault", id, "target", "redis"));
+    cluster.promoted(promoted);
+    long rejoin = System.nanoTime();
+    // Comes back empty, as a replica of the promoted node: awaitFailover linked it in its configuration.
+    old.restart();
+    group.awaitReplicated(RESYNC_DEADLINE);
+    cluster.awaitSentinelsSeeReplica(old, RESYNC_DEADLINE);
+    long synced = System.nanoTime();
+    log.record(Event.REJOINED, null, null, 0, fields("port", old.port(), "ms", (synced - rejoin) / 1_000_000));
+    return id + (hole ? ": replication cut " + Step.seconds(Duration.ofNanos(cutNanos)) + " before the kill," : ":")
+        + " killed primary :" + old.port() + (atWork == null ? "" : " during a long hold of " + atWork.name)
+        + ", :" + promoted.port() + " promoted after " + Step.seconds(Duration.ofNanos(at - killed))
+        + ", :" + old.port() + " rejoined and in sync after " + Step.seconds(Duration.ofNanos(synced - rejoin));
   }
 
   /** A worker that holds a lock now (chosen by the step), or any live worker if none does. */

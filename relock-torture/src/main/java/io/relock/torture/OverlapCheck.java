@@ -8,7 +8,7 @@ import java.util.Set;
 /**
  * Claim (a): holds of the same lock by different owners whose intervals intersect. Every overlap
  * is counted and shown. Under a fault that keeps a holder from renewing (its process paused, its
- * connection cut, blackholed or slowed, the lock Redis paused or restarted) an overlap is expected:
+ * connection cut, blackholed or slowed, the lock Redis paused, restarted or failed over) an overlap is expected:
  * the lock alone cannot prevent it, fencing has to catch it. An overlap that no such fault
  * explains is a violation in any run, and without faults every overlap is.
  *
@@ -19,7 +19,8 @@ import java.util.Set;
 final class OverlapCheck {
   private static final Set<String> HOLDER_FAULTS = Set.of(Fault.PAUSE_HOLDER.id, Fault.CUT_HOLDER.id,
       Fault.BLACKHOLE_HOLDER.id, Fault.BLACKHOLE_RESUME.id, Fault.DELAY.id);
-  private static final Set<String> REDIS_FAULTS = Set.of(Fault.PAUSE_REDIS.id, Fault.RESTART_REDIS.id);
+  private static final Set<String> REDIS_FAULTS = Set.of(Fault.PAUSE_REDIS.id, Fault.RESTART_REDIS.id,
+      Fault.FAILOVER.id, Fault.FAILOVER_HOLE.id);
   /** Slack for a fixed lease: relock's own clock-drift allowance is 1% of the lease plus 2 ms. */
   private static final long FIXED_LEASE_SLACK_NANOS = 50_000_000L;
 

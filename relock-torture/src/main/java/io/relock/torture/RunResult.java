@@ -13,11 +13,21 @@ import java.util.List;
  * @param failedAcquisitions acquisitions that timed out or failed
  * @param unreadableLines history lines that did not parse (a process killed while writing)
  * @param harnessProblems things that make the run's verdict untrustworthy: exceptions no relock
- *     method declares, workers that had to be killed because they did not stop
+ *     method declares, workers that had to be killed because they did not stop, nemesis steps that failed
+ * @param topology the lock Redis of the run
+ * @param replicaAcks the workers' replicaAcks replicas (0: off)
+ * @param failover what the failovers did (Sentinel runs; all zero but the failed acquisitions otherwise)
+ * @param ackCost the cost of replicaAcks measured after the run (Sentinel runs), or null
  */
 record RunResult(String run, Fault fault, List<String> faultsDone, int holds, int failedAcquisitions,
     int unreadableLines, List<String> harnessProblems, OverlapCheck.Result overlaps, FencingCheck.Result fencing, LossCheck.Result losses,
-    StuckLockCheck.Result stuck, UpdateCheck.Result updates) {
+    StuckLockCheck.Result stuck, UpdateCheck.Result updates, Topology topology, int replicaAcks,
+    FailoverCheck.Result failover, AckCost.Result ackCost) {
+
+  RunResult withAckCost(AckCost.Result cost) {
+    return new RunResult(run, fault, faultsDone, holds, failedAcquisitions, unreadableLines, harnessProblems, overlaps,
+        fencing, losses, stuck, updates, topology, replicaAcks, failover, cost);
+  }
 
   /** Overlaps that count against the run: all of them without faults, else those no fault explains. */
   int forbiddenOverlaps() {
@@ -43,6 +53,10 @@ record RunResult(String run, Fault fault, List<String> faultsDone, int holds, in
     if (updates.lost() > 0) {
       f.add("(e) " + updates.lost() + " lost updates");
     }
+    if (failover.ackViolations(replicaAcks) > 0) {
+      f.add("replicaAcks: " + failover.ackViolations(replicaAcks) + " holds granted while replication was cut,"
+          + " which no replica can have acknowledged");
+    }
     f.addAll(harnessProblems);
     if (holds == 0) {
       f.add("no lock was ever granted: the run tested nothing");
@@ -61,6 +75,7 @@ record RunResult(String run, Fault fault, List<String> faultsDone, int holds, in
     all.addAll(losses.examples());
     all.addAll(stuck.examples());
     all.addAll(updates.examples());
+    all.addAll(failover.examples());
     overlaps.examples().stream().filter(e -> !e.startsWith("unexplained")).forEach(all::add);
     return all;
   }

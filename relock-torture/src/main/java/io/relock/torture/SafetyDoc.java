@@ -22,15 +22,20 @@ final class SafetyDoc {
 
   private SafetyDoc() {}
 
-  static Path write(Path docsDir, List<RunResult> results, TortureSettings settings, long seed, String command,
-      Duration elapsed, String summary) {
+  static Path write(Path docsDir, List<RunResult> results, TortureSettings settings, TortureSettings sentinelSettings,
+      long seed, String command, Duration elapsed, String summary) {
+    boolean single = results.stream().anyMatch(r -> r.topology() == Topology.SINGLE);
+    boolean sentinel = results.stream().anyMatch(r -> r.topology() == Topology.SENTINEL);
+    String settingsText = (single || !sentinel ? settings(settings) : "")
+        + (single && sentinel ? " " : "") + (sentinel ? sentinelSettings(sentinelSettings) : "");
     String text = template()
         .replace("{{COMMAND}}", command)
         .replace("{{SEED}}", Long.toString(seed))
         .replace("{{DATE}}", LocalDate.now(ZoneOffset.UTC).toString())
         .replace("{{MACHINE}}", machine())
         .replace("{{ELAPSED}}", String.format(Locale.ROOT, "%.1f minutes", elapsed.toMillis() / 60000.0))
-        .replace("{{SETTINGS}}", settings(settings))
+        .replace("{{SETTINGS}}", settingsText)
+        .replace("{{SENTINEL}}", sentinel(results))
         .replace("{{TABLE}}", String.join("\n", SummaryTable.markdown(results)))
         .replace("{{FAULTS}}", faults(results))
         .replace("{{EXAMPLES}}", examples(results))
@@ -98,6 +103,88 @@ final class SafetyDoc {
         s.recheckInterval().toMillis(), s.acquireWait().toMillis(), s.holdMin().toMillis(), s.holdMax().toMillis(),
         s.longHoldOneIn(), s.lease().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds(), s.combinedLength().toSeconds(), s.combinedRuns(), s.stuckBound().toMillis(),
         s.lease().plus(s.stuckBound()).toMillis());
+  }
+
+  private static String sentinelSettings(TortureSettings s) {
+    return String.format(Locale.ROOT,
+        "Sentinel runs: a primary, one replica and three sentinels (quorum 2, down-after 1 s; the workers"
+            + " find the primary through the sentinels), %d worker processes x %d threads, locks %s, lease %d ms (longer than"
+            + " a failover, so that what reached the replica survives one), one watchdog-renewed hold in %d held"
+            + " %d-%d ms, other settings as above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
+        s.processes(), s.threads(), s.locks(), s.lease().toMillis(), s.longHoldOneIn(), s.longHoldMin().toMillis(),
+        s.longHoldMax().toMillis(), s.runLength().toSeconds(), TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
+  }
+
+  /** The paragraphs of "Sentinel failover, measured": every number from the Sentinel runs of this suite. */
+  static String sentinel(List<RunResult> results) {
+    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.SENTINEL).toList();
+    if (all.isEmpty()) {
+      return "This run did not include the Sentinel topology (`./relock torture --topology sentinel`, or `all`),"
+          + " so it has no failover numbers.";
+    }
+    List<RunResult> off = all.stream().filter(r -> r.replicaAcks() == 0).toList();
+    List<RunResult> on = all.stream().filter(r -> r.replicaAcks() > 0).toList();
+    List<String> out = new ArrayList<>();
+    long failovers = sum(all, r -> r.failover().failovers());
+    long totalMillis = sum(all, r -> r.failover().totalFailoverMillis());
+    out.add(String.format(Locale.ROOT, "%d Sentinel runs (%s): the nemesis killed the primary %d times, %d of them"
+            + " right after cutting replication. The sentinels agreed on the promoted replica %s after the kill"
+            + " (longest %d ms).", all.size(), String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()),
+        failovers, sum(all, r -> r.failover().holes()),
+        failovers == 0 ? "-" : String.format(Locale.ROOT, "%.1f s on average", totalMillis / 1000.0 / failovers),
+        all.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0)));
+    if (!off.isEmpty()) {
+      long erased = sum(off, r -> r.failover().erased());
+      long unreachable = sum(off, r -> r.failover().erasedUnreachable());
+      long untold = erased - sum(off, r -> r.failover().erasedTold());
+      out.add(String.format(Locale.ROOT, "**Without replicaAcks** the hole erased %d %s: granted by the old primary"
+              + " after replication was cut, still held when it died, unknown to the promoted replica. %d of their"
+              + " holders were told (%d saw `onLost` run, %d got `LockLostException` from `close()`)%s. %d of the"
+              + " erased holds overlapped a later holder's. In all, these runs had %d overlapping pairs of holds (%s)"
+              + " and the fenced counter refused %d stale operations.",
+          erased, erased == 1 ? "hold" : "holds", sum(off, r -> r.failover().erasedTold()),
+          sum(off, r -> r.failover().erasedNoticed()), sum(off, r -> r.failover().erasedAtClose()),
+          untold == 0 ? "" : String.format(Locale.ROOT, "; of the %d not told, %d called `close()` while no primary"
+              + " answered and got `RelockException`, with nobody granted the lock meanwhile", untold, unreachable),
+          sum(off, r -> r.failover().erasedOverlapped()), sum(off, r -> r.overlaps().pairs()), byFault(off),
+          sum(off, r -> r.fencing().staleRefused())));
+    }
+    if (!on.isEmpty()) {
+      out.add(String.format(Locale.ROOT, "**With replicaAcks %s** %d holds were granted while replication was cut"
+              + " (%d erased). %d acquisitions failed with `RelockException`, %d of them because no replica"
+              + " acknowledged them in time (relock released those), the others because no primary answered"
+              + " (%s). These runs had %d overlapping pairs of holds (%s)%s.",
+          SummaryTable.acks(on.get(0).replicaAcks()), sum(on, r -> r.failover().grantedInHole()),
+          sum(on, r -> r.failover().erased()), sum(on, r -> r.failover().acquireErrors()),
+          sum(on, r -> r.failover().ackRefusals()),
+          off.isEmpty() ? "no run without replicaAcks to compare"
+              : sum(off, r -> r.failover().acquireErrors()) + " failed so in the runs without replicaAcks",
+          sum(on, r -> r.overlaps().pairs()), byFault(on),
+          off.isEmpty() ? "" : ", against " + sum(off, r -> r.overlaps().pairs()) + " without"));
+    }
+    out.add(String.format(Locale.ROOT, "Across the Sentinel runs: %d fenced violations, %d unreported losses,"
+            + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
+        sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
+    String cost = SummaryTable.ackCost(all);
+    if (cost != null) {
+      out.add("What replicaAcks costs, measured after each Sentinel run's workers stopped (one client takes and"
+          + " releases a lock nobody else uses, in turns with and without replicaAcks): " + cost + ".");
+    }
+    return String.join("\n\n", out);
+  }
+
+  /** Overlapping pairs per fault of the runs, "n in failover-hole runs, m in failover runs". */
+  private static String byFault(List<RunResult> runs) {
+    List<String> parts = new ArrayList<>();
+    for (Fault f : runs.stream().map(RunResult::fault).distinct().toList()) {
+      parts.add(sum(runs.stream().filter(r -> r.fault() == f).toList(), r -> r.overlaps().pairs()) + " in " + f.id
+          + " runs");
+    }
+    return String.join(", ", parts);
+  }
+
+  private static long sum(List<RunResult> runs, java.util.function.ToLongFunction<RunResult> f) {
+    return runs.stream().mapToLong(f).sum();
   }
 
   private static String faultList() {

@@ -41,7 +41,9 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
 
   private static Step draw(Fault f, TortureSettings s, Random random, boolean combined) {
     long lease = s.lease().toMillis();
-    Duration gap = Duration.ofMillis(between(random, 500, 1500));
+    Duration gap = f.isFailover()
+        ? Duration.ofMillis(between(random, 1000, 2000))  // let the workers settle on the new primary
+        : Duration.ofMillis(between(random, 500, 1500));
     int pick = random.nextInt(1000);
     Duration length = switch (f) {
       // "Past its lease": 0.3 to 1.5 s longer than the lease.
@@ -50,6 +52,9 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
       case PAUSE_REDIS -> Duration.ofMillis(between(random, lease / 2, lease * 3 / 2 + 500));
       case CUT_HOLDER, BLACKHOLE_HOLDER, BLACKHOLE_RESUME -> Duration.ofMillis(between(random, 300, lease * 2));
       case DELAY -> Duration.ofMillis(between(random, 1000, 3000));
+      // How long replication stays cut at most before the primary is killed (less if a hold
+      // granted since the cut is at work sooner; see Nemesis).
+      case FAILOVER_HOLE -> Duration.ofMillis(between(random, 1500, 2500));
       default -> Duration.ZERO;
     };
     Duration latency = f == Fault.DELAY
@@ -67,6 +72,8 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
     return switch (f) {
       case KILL_HOLDER -> s.lease().toMillis() + 2000;  // waiting for the lock, starting a replacement
       case RESTART_REDIS -> 300;
+      // waiting for a long hold, the sentinels' failover (about 3 s with down-after 1 s), the rejoin and resync
+      case FAILOVER, FAILOVER_HOLE -> 4500;
       default -> 0;
     };
   }
@@ -81,7 +88,8 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
     switch (fault) {
       case DELAY -> s.append(' ').append(latency.toMillis()).append(" ms on ")
           .append(allWorkers ? "every worker" : "one worker").append(" for ").append(seconds(length));
-      case KILL_HOLDER, RESTART_REDIS -> { }
+      case KILL_HOLDER, RESTART_REDIS, FAILOVER -> { }
+      case FAILOVER_HOLE -> s.append(" with replication cut up to ").append(seconds(length)).append(" before the kill");
       default -> s.append(" for ").append(seconds(length));
     }
     if (!overlay.isZero()) {

@@ -2,6 +2,7 @@ package io.relock.torture;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The per-fault table printed at the end of a suite (and written to docs/safety.md), and the final
@@ -9,7 +10,8 @@ import java.util.List;
  */
 final class SummaryTable {
 
-  static final List<String> HEADER = List.of("run", "faults", "holds", "overlaps (a)", "stale ops refused",
+  static final List<String> HEADER = List.of("run", "topology", "replica acks", "faults", "holds", "overlaps (a)",
+      "stale ops refused",
       "fenced violations (b)", "lost holds", "told: onLost / invalid / LockLost", "unreported (c)",
       "dead holders", "max regrant ms", "stuck (d)", "fenced writes", "lost updates (e)",
       "lost: write-only fence / no fence");
@@ -20,6 +22,8 @@ final class SummaryTable {
     LossCheck.Result l = r.losses();
     return List.of(
         r.run(),
+        r.topology().id,
+        acks(r.replicaAcks()),
         Integer.toString(r.faultsDone().size()),
         Integer.toString(r.holds()),
         r.overlaps().pairs() + (r.forbiddenOverlaps() > 0 ? " (" + r.forbiddenOverlaps() + " unexplained) FAIL" : ""),
@@ -34,6 +38,11 @@ final class SummaryTable {
         Long.toString(r.updates().accepted()),
         mark(r.updates().lost()),
         r.updates().writeOnlyLost() + " / " + r.updates().unfencedLost());
+  }
+
+  /** replicaAcks as the table shows it: off, or replicas and timeout. */
+  static String acks(int replicaAcks) {
+    return replicaAcks == 0 ? "off" : replicaAcks + " (" + TortureSettings.REPLICA_ACK_TIMEOUT.toMillis() + " ms)";
   }
 
   private static String mark(long n) {
@@ -67,26 +76,33 @@ final class SummaryTable {
   }
 
   private static List<String> totals(List<RunResult> results) {
-    List<String> t = new ArrayList<>();
-    t.add("total");
-    long[] sums = new long[HEADER.size()];
+    long faults = 0;
+    long holds = 0;
+    long overlaps = 0;
+    long refused = 0;
+    long violations = 0;
+    long lost = 0;
+    long unreported = 0;
+    long dead = 0;
+    long stuck = 0;
+    long writes = 0;
+    long lostUpdates = 0;
     for (RunResult r : results) {
-      sums[1] += r.faultsDone().size();
-      sums[2] += r.holds();
-      sums[3] += r.overlaps().pairs();
-      sums[4] += r.fencing().staleRefused();
-      sums[5] += r.fencing().violations();
-      sums[6] += r.losses().lost();
-      sums[8] += r.losses().unreported();
-      sums[9] += r.stuck().measured();
-      sums[11] += r.stuck().stuck();
-      sums[12] += r.updates().accepted();
-      sums[13] += r.updates().lost();
+      faults += r.faultsDone().size();
+      holds += r.holds();
+      overlaps += r.overlaps().pairs();
+      refused += r.fencing().staleRefused();
+      violations += r.fencing().violations();
+      lost += r.losses().lost();
+      unreported += r.losses().unreported();
+      dead += r.stuck().measured();
+      stuck += r.stuck().stuck();
+      writes += r.updates().accepted();
+      lostUpdates += r.updates().lost();
     }
-    for (int i = 1; i < HEADER.size(); i++) {
-      t.add(i == 7 || i == 10 || i == 14 ? "" : Long.toString(sums[i]));
-    }
-    return t;
+    return List.of("total", "", "", Long.toString(faults), Long.toString(holds), Long.toString(overlaps),
+        Long.toString(refused), Long.toString(violations), Long.toString(lost), "", Long.toString(unreported),
+        Long.toString(dead), "", Long.toString(stuck), Long.toString(writes), Long.toString(lostUpdates), "");
   }
 
   private static String line(List<String> cells, int[] width) {
@@ -96,6 +112,57 @@ final class SummaryTable {
       s.append(' ').append(c).append(" ".repeat(width[i] - c.length())).append(" |");
     }
     return s.toString();
+  }
+
+  /**
+   * What the Sentinel runs measured, in one line: per replicaAcks setting, failovers, holds the
+   * hole erased, told and overlapped, acquisitions that failed, overlaps; then what replicaAcks
+   * cost an acquisition. Null if no run used the Sentinel topology.
+   */
+  static String sentinelLine(List<RunResult> results) {
+    List<RunResult> sentinel = results.stream().filter(r -> r.topology() == Topology.SENTINEL).toList();
+    if (sentinel.isEmpty()) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    for (int acks : sentinel.stream().mapToInt(RunResult::replicaAcks).distinct().sorted().toArray()) {
+      List<RunResult> rs = sentinel.stream().filter(r -> r.replicaAcks() == acks).toList();
+      parts.add(String.format(Locale.ROOT, "replicaAcks %s: %d runs, %d failovers (%d with replication cut first,"
+              + " longest %d ms), %d holds erased by the hole (%d told, %d overlapped by the next holder),"
+              + " %d acquisitions failed with RelockException (%d for want of a replica's acknowledgement),"
+              + " %d overlaps",
+          acks(acks), rs.size(), sum(rs, r -> r.failover().failovers()), sum(rs, r -> r.failover().holes()),
+          rs.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0),
+          sum(rs, r -> r.failover().erased()), sum(rs, r -> r.failover().erasedTold()),
+          sum(rs, r -> r.failover().erasedOverlapped()), sum(rs, r -> r.failover().acquireErrors()),
+          sum(rs, r -> r.failover().ackRefusals()), sum(rs, r -> r.overlaps().pairs())));
+    }
+    String cost = ackCost(sentinel);
+    return "sentinel: " + String.join("; ", parts) + (cost == null ? "" : "; " + cost);
+  }
+
+  /** The median cost of replicaAcks per uncontended acquisition, over the runs that measured it; or null. */
+  static String ackCost(List<RunResult> results) {
+    List<AckCost.Result> costs = results.stream().map(RunResult::ackCost).filter(c -> c != null).toList();
+    if (costs.isEmpty()) {
+      return null;
+    }
+    long off = medianOf(costs.stream().mapToLong(AckCost.Result::medianOffMicros).toArray());
+    long on = medianOf(costs.stream().mapToLong(AckCost.Result::medianOnMicros).toArray());
+    return String.format(Locale.ROOT, "uncontended acquire, median of %d runs' medians (up to %d samples each):"
+        + " %.2f ms without replicaAcks, %.2f ms with replicaAcks %d (%+.2f ms)", costs.size(), AckCost.SAMPLES,
+        off / 1000.0, on / 1000.0, costs.get(0).replicaAcks(), (on - off) / 1000.0);
+  }
+
+  private static long medianOf(long[] values) {
+    long[] sorted = values.clone();
+    java.util.Arrays.sort(sorted);
+    return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+        : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  }
+
+  private static long sum(List<RunResult> rs, java.util.function.ToLongFunction<RunResult> f) {
+    return rs.stream().mapToLong(f).sum();
   }
 
   /** The line scripts read. Unfenced overlaps are all overlaps, expected ones included. */

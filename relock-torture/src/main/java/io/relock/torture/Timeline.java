@@ -7,8 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The fault windows of a run, paired from the nemesis's start and end events, and the run's time
- * origin for printing times as seconds since the first event.
+ * The fault windows of a run, paired from the nemesis's start and end events, the failovers of a
+ * Sentinel run, and the run's time origin for printing times as seconds since the first event.
  */
 final class Timeline {
 
@@ -19,19 +19,52 @@ final class Timeline {
     }
   }
 
+  /**
+   * One failover of the Sentinel topology: the primary killed at {@code kill} (the process was gone
+   * by then), the sentinels agreed on the promoted replica at {@code promoted} ({@link Long#MAX_VALUE}
+   * if they never did). {@code cut} is when replication was cut before the kill (in force from that
+   * moment), or -1: a call sent to the primary after {@code cut} and answered before {@code kill}
+   * ran on a primary whose writes no replica ever saw, so the promoted replica never had it.
+   */
+  record Failover(long cut, long kill, long promoted) {
+    boolean hole() {
+      return cut >= 0;
+    }
+
+    long millis() {
+      return promoted == Long.MAX_VALUE ? -1 : (promoted - kill) / 1_000_000;
+    }
+  }
+
   final long origin;
   final List<Window> windows;
+  final List<Failover> failovers;
 
-  private Timeline(long origin, List<Window> windows) {
+  private Timeline(long origin, List<Window> windows, List<Failover> failovers) {
     this.origin = origin;
     this.windows = windows;
+    this.failovers = failovers;
   }
 
   static Timeline of(History history) {
     long origin = history.events().isEmpty() ? 0 : history.events().get(0).monoNanos();
     Map<String, Event> open = new HashMap<>();
     List<Window> windows = new ArrayList<>();
+    List<Failover> failovers = new ArrayList<>();
+    Event killed = null;
     for (Event e : history.events()) {
+      if (e.kind().equals(Event.PRIMARY_KILLED)) {
+        if (killed != null) {
+          failovers.add(new Failover(killed.number("cut", -1), killed.monoNanos(), Long.MAX_VALUE));
+        }
+        killed = e;
+        continue;
+      }
+      if (e.kind().equals(Event.PROMOTED) && killed != null) {
+        failovers.add(new Failover(killed.number("cut", -1), killed.monoNanos(), e.monoNanos()));
+        killed = null;
+        continue;
+      }
       String key = e.text("fault") + " " + e.text("target");
       if (e.kind().equals(Event.FAULT_START)) {
         open.put(key, e);
@@ -42,7 +75,24 @@ final class Timeline {
         }
       }
     }
-    return new Timeline(origin, List.copyOf(windows));
+    if (killed != null) {
+      failovers.add(new Failover(killed.number("cut", -1), killed.monoNanos(), Long.MAX_VALUE));
+    }
+    return new Timeline(origin, List.copyOf(windows), List.copyOf(failovers));
+  }
+
+  /**
+   * The failover whose hole erased {@code h}: its request was sent after replication was cut and it
+   * was granted before the primary was killed (so by the old primary, and the promoted replica
+   * never saw it), and its holder still acted as the holder when the primary died. Null if none.
+   */
+  Failover erasedBy(Hold h) {
+    for (Failover f : failovers) {
+      if (f.hole() && h.wasAcquired() && h.sent > f.cut() && h.acquired < f.kill() && h.end > f.kill()) {
+        return f;
+      }
+    }
+    return null;
   }
 
   /** {@code mono} as "+12.345 s" since the first event of the run. */

@@ -22,10 +22,14 @@ import picocli.CommandLine.Option;
         "Jepsen-style safety suite. Worker JVMs take relock locks and update a fenced counter on a",
         "separate Redis while a seeded nemesis pauses and kills lock holders, cuts, blackholes and",
         "delays their connections, and restarts or pauses the lock Redis. A checker then reads the",
-        "histories. Runs: none (no fault), each fault alone, and combined. Always starts its own",
-        "redis-servers (REDIS_URL is ignored: the suite must be able to restart and pause them).",
-        "Exits 1 on any fencing violation, unreported loss, stuck lock or lost update, or any",
-        "overlap in the fault-free run. The last line reads:",
+        "histories. Runs: none (no fault), each fault alone, and combined. With --topology sentinel",
+        "the lock Redis is a primary, a replica and three Sentinels, and the nemesis fails the",
+        "primary over, with and without cutting replication first (the Sentinel hole), each with",
+        "relock's replicaAcks off and on. Always starts its own redis-servers (REDIS_URL is",
+        "ignored: the suite must be able to restart, pause and kill them).",
+        "Exits 1 on any fencing violation, unreported loss, stuck lock or lost update, any",
+        "overlap in the fault-free run, or a hold granted without the replica acknowledgement",
+        "replicaAcks asked for. The last line reads:",
         "torture: runs=<n> unfenced_overlaps=<n> fenced_violations=<n> unreported_losses=<n> stuck_locks=<n> lost_updates=<n>"})
 public final class TortureMain implements Callable<Integer> {
 
@@ -33,12 +37,21 @@ public final class TortureMain implements Callable<Integer> {
       description = "Seed of the fault schedules (default: random, printed). Reproduces the schedule, not the interleavings.")
   Long seed;
 
-  @Option(names = "--short", description = "The CI version: 2 workers x 2 threads, about 2 minutes.")
+  @Option(names = "--short", description = "The CI version, under 4 minutes: the single-server runs with 2 workers"
+      + " x 2 threads (about 2.5 minutes), then, unless --topology says otherwise, one Sentinel failover-hole run"
+      + " with replicaAcks off and one with it on (about a minute).")
   boolean shortRun;
+
+  @Option(names = "--topology", paramLabel = "single|sentinel|all",
+      description = "The lock Redis: one server, a Sentinel group, or both, one after the other. Default single,"
+          + " but all with --short (so that CI covers both) or --runs (the names say which).")
+  String topology;
 
   @Option(names = "--runs", split = ",", paramLabel = "RUN",
       description = "Runs to do (default all): none, abandon-holder, pause-holder, kill-holder, restart-redis, pause-redis, "
-          + "cut-holder, blackhole-holder, delay, combined; also blackhole-resume (not in the default set).")
+          + "cut-holder, blackhole-holder, delay, combined; also blackhole-resume (not in the default set). "
+          + "Sentinel topology: failover, failover-hole (each with replicaAcks off and on), or a run's full name "
+          + "such as sentinel-failover-hole-acks.")
   List<String> runs;
 
   @Option(names = "--run-seconds", paramLabel = "S",
@@ -55,6 +68,9 @@ public final class TortureMain implements Callable<Integer> {
   @Option(names = "--docs-dir", paramLabel = "DIR", defaultValue = "docs",
       description = "Where --write-docs writes (default ${DEFAULT-VALUE}).")
   Path docsDir;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   private final List<String> arguments;
 
@@ -80,21 +96,45 @@ public final class TortureMain implements Callable<Integer> {
     PrintStream console = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     long theSeed = seed != null ? seed : new Random().nextInt(1_000_000);
     TortureSettings settings = shortRun ? TortureSettings.shortRun() : TortureSettings.full();
+    TortureSettings sentinelSettings = settings.forSentinel(shortRun);
     if (runSeconds != null) {
       settings = settings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofMillis(runSeconds * 1500L));
+      sentinelSettings = sentinelSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
     }
     Path outDir = out != null ? out
         : Files.isDirectory(Path.of("relock-torture")) ? Path.of("relock-torture", "target", "torture") : Path.of("torture-results");
-    List<TortureRun.Plan> plans = plans(settings, theSeed, runs);
+    List<TortureRun.Plan> plans;
+    try {
+      // Without --topology: both with --short (CI) or when --runs names the runs; else today's single server.
+      String topologies = topology != null ? topology
+          : shortRun || (runs != null && !runs.isEmpty()) ? "all" : "single";
+      plans = plans(settings, sentinelSettings, theSeed, runs, Topology.parse(topologies), shortRun);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
     console.printf(Locale.ROOT, "torture: seed %d (reproduce the schedules with --seed %d), %d runs, %d workers x %d threads,"
         + " locks %s, lease %d ms, histories in %s%n", theSeed, theSeed, plans.size(), settings.processes(),
         settings.threads(), settings.locks(), settings.lease().toMillis(), outDir.toAbsolutePath());
+    if (plans.stream().anyMatch(p -> p.topology() == Topology.SENTINEL)) {
+      console.printf(Locale.ROOT, "torture: sentinel runs: a primary, one replica and three sentinels (down-after 1 s),"
+          + " %d workers x %d threads, locks %s, lease %d ms, one watchdog hold in %d held %d-%d ms, %d s each,"
+          + " replicaAcks off or 1 replica within %d ms%n", sentinelSettings.processes(), sentinelSettings.threads(),
+          sentinelSettings.locks(), sentinelSettings.lease().toMillis(), sentinelSettings.longHoldOneIn(),
+          sentinelSettings.longHoldMin().toMillis(),
+          sentinelSettings.longHoldMax().toMillis(), sentinelSettings.runLength().toSeconds(),
+          TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
+    }
     TortureSuite suite = new TortureSuite(settings, outDir, console);
     List<RunResult> results = suite.run(plans);
     List<String> table = SummaryTable.markdown(results);
     console.println();
     table.forEach(console::println);
     console.println();
+    String sentinel = SummaryTable.sentinelLine(results);
+    if (sentinel != null) {
+      console.println(sentinel);
+      console.println();
+    }
     boolean failed = false;
     for (RunResult r : results) {
       for (String f : r.failures()) {
@@ -104,20 +144,97 @@ public final class TortureMain implements Callable<Integer> {
     }
     String summary = SummaryTable.summaryLine(results);
     if (writeDocs) {
-      Path doc = SafetyDoc.write(docsDir, results, settings, theSeed, command(), suite.elapsed(), summary);
+      Path doc = SafetyDoc.write(docsDir, results, settings, sentinelSettings, theSeed, command(), suite.elapsed(),
+          summary);
       console.println("wrote " + doc);
     }
     console.println(summary);
     return failed ? 1 : 0;
   }
 
+  /** The command line, without the options that only say where results go. */
   private String command() {
-    return ("./relock torture " + String.join(" ", arguments.stream().filter(a -> !a.startsWith("--write-docs")
-        && !a.startsWith("--docs-dir") && !a.startsWith("--out")).toList())).trim();
+    List<String> kept = new ArrayList<>();
+    for (int i = 0; i < arguments.size(); i++) {
+      String a = arguments.get(i);
+      if (a.equals("--docs-dir") || a.equals("--out")) {
+        i++;  // and its value
+      } else if (!a.startsWith("--write-docs") && !a.startsWith("--docs-dir=") && !a.startsWith("--out=")) {
+        kept.add(a);
+      }
+    }
+    return ("./relock torture " + String.join(" ", kept)).trim();
   }
 
-  /** The runs of a suite, each with its own schedule drawn from the seed and the run's name. */
+  /** The single-server runs of a suite, each with its own schedule drawn from the seed and the run's name. */
   static List<TortureRun.Plan> plans(TortureSettings settings, long seed, List<String> only) {
+    return plans(settings, settings.forSentinel(false), seed, only, List.of(Topology.SINGLE), false);
+  }
+
+  /**
+   * The runs of a suite for each topology, each with its own schedule drawn from the seed and the
+   * run's name. The Sentinel runs are {@code sentinel-failover} and {@code sentinel-failover-hole},
+   * each with replicaAcks off and on ({@code -acks}); a short suite has only the latter two.
+   *
+   * @throws IllegalArgumentException if {@code only} names an unknown run, or leaves no run
+   */
+  static List<TortureRun.Plan> plans(TortureSettings settings, TortureSettings sentinelSettings, long seed,
+      List<String> only, List<Topology> topologies, boolean shortSuite) {
+    List<TortureRun.Plan> plans = new ArrayList<>();
+    if (only != null) {
+      for (String id : only) {
+        if (sentinelRunNames().contains(id)) {
+          continue;
+        }
+        try {
+          Fault.byId(id);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(e.getMessage() + "; Sentinel run names: " + sentinelRunNames());
+        }
+      }
+    }
+    if (topologies.contains(Topology.SINGLE)) {
+      plans.addAll(singlePlans(settings, seed, only));
+    }
+    if (topologies.contains(Topology.SENTINEL)) {
+      for (Fault f : Fault.SENTINEL) {
+        for (int acks : new int[] {0, 1}) {
+          String name = sentinelRunName(f, acks);
+          boolean selected = only == null || only.isEmpty()
+              ? !shortSuite || f == Fault.FAILOVER_HOLE
+              : only.contains(f.id) || only.contains(name);
+          if (!selected) {
+            continue;
+          }
+          Duration length = sentinelSettings.runLength();
+          long runSeed = seed * 1_000_003L + name.hashCode();
+          List<Step> steps = Step.schedule(f, length, sentinelSettings, new Random(runSeed));
+          plans.add(new TortureRun.Plan(name, f, steps, length, runSeed, Topology.SENTINEL, acks, sentinelSettings));
+        }
+      }
+    }
+    if (plans.isEmpty()) {
+      throw new IllegalArgumentException("no run of topology " + topologies.stream().map(t -> t.id).toList()
+          + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the single"
+          + " server's the others; --topology all runs both)");
+    }
+    return plans;
+  }
+
+  static String sentinelRunName(Fault f, int replicaAcks) {
+    return "sentinel-" + f.id + (replicaAcks > 0 ? "-acks" : "");
+  }
+
+  private static List<String> sentinelRunNames() {
+    List<String> names = new ArrayList<>();
+    for (Fault f : Fault.SENTINEL) {
+      names.add(sentinelRunName(f, 0));
+      names.add(sentinelRunName(f, 1));
+    }
+    return names;
+  }
+
+  private static List<TortureRun.Plan> singlePlans(TortureSettings settings, long seed, List<String> only) {
     List<TortureRun.Plan> plans = new ArrayList<>();
     List<Fault> order = new ArrayList<>(List.of(Fault.NONE, Fault.ABANDON_HOLDER));
     order.addAll(Fault.SINGLE);
@@ -138,11 +255,6 @@ public final class TortureMain implements Callable<Integer> {
         long runSeed = seed * 1_000_003L + name.hashCode();
         List<Step> steps = Step.schedule(f, length, settings, new Random(runSeed));
         plans.add(new TortureRun.Plan(name, f, steps, length, runSeed));
-      }
-    }
-    if (only != null) {
-      for (String id : only) {
-        Fault.byId(id);  // rejects unknown names with the list of known ones
       }
     }
     return plans;

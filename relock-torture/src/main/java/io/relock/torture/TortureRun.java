@@ -26,32 +26,65 @@ final class TortureRun {
    * @param fault the run's fault
    * @param steps the nemesis's schedule (empty for the fault-free run)
    * @param length how long the nemesis acts; the workers run as long, plus start and stop
+   * @param topology the lock Redis
+   * @param replicaAcks the workers' relock replicaAcks replicas, 0 for off (with {@link
+   *     TortureSettings#REPLICA_ACK_TIMEOUT})
+   * @param settings the settings of the run (the Sentinel runs have their own, see {@link
+   *     TortureSettings#forSentinel}); null for those the suite was given
    */
-  record Plan(String name, Fault fault, List<Step> steps, Duration length, long seed) {}
+  record Plan(String name, Fault fault, List<Step> steps, Duration length, long seed, Topology topology,
+      int replicaAcks, TortureSettings settings) {
+
+    Plan(String name, Fault fault, List<Step> steps, Duration length, long seed) {
+      this(name, fault, steps, length, seed, Topology.SINGLE, 0, null);
+    }
+  }
 
   private TortureRun() {}
 
-  static RunResult execute(Plan plan, TortureSettings settings, Path outDir) {
+  static RunResult execute(Plan plan, TortureSettings suiteSettings, Path outDir) {
+    TortureSettings settings = plan.settings() != null ? plan.settings() : suiteSettings;
+    boolean sentinel = plan.topology() == Topology.SENTINEL;
     Path runDir = outDir.resolve(plan.name());
     deleteHistories(runDir);
     writeLines(runDir.resolve("schedule.txt"), plan.steps().stream().map(Step::toString).toList());
     List<String> done;
     Map<String, FencedStore.Counters> store;
+    AckCost.Result ackCost = null;
+    String ackCostError = null;
+    long t0 = System.nanoTime();
+    long[] phases = new long[4];  // started, nemesis done, workers stopped, measured
     try (HistoryWriter log = new HistoryWriter(runDir.resolve("nemesis.jsonl"), "nemesis");
         Cluster cluster = Cluster.start(settings, runDir, plan.seed(),
-            plan.fault() == Fault.ABANDON_HOLDER ? ABANDON_ONE_IN : 0, log);
-        Relock probe = Relock.builder().uri(cluster.lockRedis.uri()).defaultLease(settings.lease())
-            .commandTimeout(settings.commandTimeout()).recheckInterval(settings.recheckInterval()).build()) {
+            plan.fault() == Fault.ABANDON_HOLDER ? ABANDON_ONE_IN : 0, log, plan.topology(), plan.replicaAcks(),
+            TortureSettings.REPLICA_ACK_TIMEOUT);
+        // Only kill-holder steps wait for a lock themselves; the Sentinel runs have none.
+        Relock probe = sentinel ? null
+            : Relock.builder().uri(cluster.lockUri()).defaultLease(settings.lease())
+                .commandTimeout(settings.commandTimeout()).recheckInterval(settings.recheckInterval()).build()) {
+      phases[0] = System.nanoTime();
       long end = System.nanoTime() + plan.length().toNanos();
       done = new Nemesis(cluster, probe).run(plan.steps(), end);
       sleepUntil(end);
       Duration patience = settings.acquireWait().plus(settings.lease()).plus(settings.commandTimeout().multipliedBy(3))
           .plusSeconds(5);
+      phases[1] = System.nanoTime();
       cluster.stopWorkers(patience);
+      phases[2] = System.nanoTime();
       try (FencedStore s = new FencedStore(cluster.storeRedis.uri())) {
         store = s.snapshot(settings.locks());
       }
+      if (sentinel && done.stream().noneMatch(d -> d.contains(" failed: "))) {
+        try {
+          ackCost = AckCost.measure(cluster.lockUri(), settings, Math.max(1, plan.replicaAcks()),
+              TortureSettings.REPLICA_ACK_TIMEOUT);
+        } catch (RuntimeException e) {
+          ackCostError = "measuring what replicaAcks costs failed: " + e;
+        }
+      }
+      phases[3] = System.nanoTime();
     }
+    long closed = System.nanoTime();
     History history = History.read(runDir);
     if (plan.fault() == Fault.ABANDON_HOLDER) {
       // The workers inject this fault themselves; list what they did.
@@ -60,9 +93,24 @@ final class TortureRun {
         done.add("abandon-holder " + e.hold() + " walked away from " + e.lock());
       }
     }
-    RunResult result = Checker.check(plan.name(), plan.fault(), done, history, store, settings);
+    RunResult result = Checker.check(plan.name(), plan.fault(), done, history, store, settings, plan.topology(),
+        plan.replicaAcks()).withAckCost(ackCost);
     List<String> report = new ArrayList<>();
     report.add("run " + plan.name() + " (" + plan.fault().description + ")");
+    report.add("topology " + plan.topology().id + ", replicaAcks " + SummaryTable.acks(plan.replicaAcks())
+        + ", lease " + settings.lease().toMillis() + " ms");
+    if (ackCostError != null) {
+      report.add(ackCostError);
+    }
+    if (ackCost != null) {
+      report.add(String.format(java.util.Locale.ROOT, "replicaAcks cost: uncontended acquire median %.2f ms without,"
+              + " %.2f ms with replicaAcks %d (%s)", ackCost.medianOffMicros() / 1000.0,
+          ackCost.medianOnMicros() / 1000.0, ackCost.replicaAcks(), ackCost.phases()));
+    }
+    report.add(String.format(java.util.Locale.ROOT, "timing: servers and workers up in %.1f s, nemesis %.1f s,"
+            + " workers stopped in %.1f s, measuring %.1f s, shutdown %.1f s", (phases[0] - t0) / 1e9,
+        (phases[1] - phases[0]) / 1e9, (phases[2] - phases[1]) / 1e9, (phases[3] - phases[2]) / 1e9,
+        (closed - phases[3]) / 1e9));
     report.add("faults injected:");
     done.forEach(d -> report.add("  " + d));
     report.add("failures: " + (result.failures().isEmpty() ? "none" : String.join("; ", result.failures())));

@@ -17,9 +17,10 @@ import java.util.List;
  * @param acquireWait how long one acquisition waits before giving up
  * @param holdMin shortest time between a critical section's read and its write
  * @param holdMax longest such time
- * @param longHoldOneIn one watchdog-renewed hold in this many is long instead: between one and {@code
- *     longHoldMax} between read and write, kept by the watchdog (so that faults that last about a
- *     lease hit holders still at work)
+ * @param longHoldOneIn one watchdog-renewed hold in this many is long instead: between {@code
+ *     longHoldMin} and {@code longHoldMax} between read and write, kept by the watchdog (so that
+ *     faults that last about a lease, or a failover, hit holders still at work)
+ * @param longHoldMin shortest long hold (the lease in the single-server topology)
  * @param longHoldMax longest long hold
  * @param runLength how long the nemesis acts in a single-fault (or fault-free) run
  * @param combinedLength how long the nemesis acts in a combined run
@@ -27,24 +28,52 @@ import java.util.List;
  */
 record TortureSettings(int processes, int threads, List<String> locks, Duration lease, Duration commandTimeout,
     Duration recheckInterval, Duration acquireWait, Duration holdMin, Duration holdMax, int longHoldOneIn,
-    Duration longHoldMax, Duration runLength,
+    Duration longHoldMin, Duration longHoldMax, Duration runLength,
     Duration combinedLength, int combinedRuns) {
+
+  /** replicaAcks timeout of the Sentinel runs that turn it on: well under the command timeout. */
+  static final Duration REPLICA_ACK_TIMEOUT = Duration.ofMillis(500);
 
   static TortureSettings shortRun() {
     return new TortureSettings(2, 2, List.of("torture-a", "torture-b"), Duration.ofMillis(1500),
         Duration.ofMillis(1000), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20),
-        Duration.ofMillis(120), 16, Duration.ofMillis(3500), Duration.ofSeconds(7), Duration.ofSeconds(12), 1);
+        Duration.ofMillis(120), 16, Duration.ofMillis(1500), Duration.ofMillis(3500), Duration.ofSeconds(7),
+        Duration.ofSeconds(12), 1);
   }
 
   static TortureSettings full() {
     return new TortureSettings(3, 2, List.of("torture-a", "torture-b"), Duration.ofMillis(1500),
         Duration.ofMillis(1000), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20),
-        Duration.ofMillis(120), 16, Duration.ofMillis(3500), Duration.ofSeconds(35), Duration.ofSeconds(60), 2);
+        Duration.ofMillis(120), 16, Duration.ofMillis(1500), Duration.ofMillis(3500), Duration.ofSeconds(35),
+        Duration.ofSeconds(60), 2);
+  }
+
+  /**
+   * The settings of the Sentinel runs, from those of the suite. A lease of 12 s, longer than a
+   * failover (about 2 to 3.5 s from the kill to the promotion with the sentinels' down-after of 1 s,
+   * and up to a second more until the client reconnected): a hold that reached the replica survives
+   * a failover, so what the runs measure is the hole, not leases running out while no primary
+   * answers. The last renewal the replica saw leaves at least two thirds of the lease, 8 s, more
+   * than a cut of replication (up to 2.5 s) plus a failover. One watchdog-renewed hold in four is a
+   * long one of 4 to 6 s, so that holds granted just before a failover are still at work when it
+   * ends. About twelve threads in all, sixteen locks and a 2 s acquire wait, so that long holds do
+   * not keep every thread waiting and long holds keep starting while replication is cut (about one
+   * a second). Runs of 22 s (--short) or 40 s, each with a handful of failovers.
+   */
+  TortureSettings forSentinel(boolean shortSuite) {
+    Duration length = shortSuite ? Duration.ofSeconds(22) : Duration.ofSeconds(40);
+    List<String> sixteen = new java.util.ArrayList<>();
+    for (char c = 'a'; c < 'a' + 16; c++) {
+      sixteen.add("torture-" + c);
+    }
+    return new TortureSettings(processes, Math.max(threads, 12 / processes), List.copyOf(sixteen),
+        Duration.ofSeconds(12), commandTimeout, recheckInterval, Duration.ofSeconds(2), holdMin, holdMax, 4,
+        Duration.ofSeconds(4), Duration.ofSeconds(6), length, length, 0);
   }
 
   TortureSettings withRunLength(Duration single, Duration combined) {
     return new TortureSettings(processes, threads, locks, lease, commandTimeout, recheckInterval, acquireWait,
-        holdMin, holdMax, longHoldOneIn, longHoldMax, single, combined, combinedRuns);
+        holdMin, holdMax, longHoldOneIn, longHoldMin, longHoldMax, single, combined, combinedRuns);
   }
 
   /**

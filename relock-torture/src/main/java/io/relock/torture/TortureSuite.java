@@ -53,6 +53,24 @@ final class TortureSuite {
         r.fencing().violations(), l.lost() - l.unreported(), l.lost(), l.unreported(), r.stuck().measured(),
         r.stuck().measured() == 0 ? "-" : r.stuck().maxMillis() + " ms", r.stuck().stuck(), u.lost(), u.accepted(),
         u.writeOnlyLost(), u.unfencedLost(), r.failures().isEmpty() ? "ok" : "FAIL " + r.failures(),
-        took.toMillis() / 1000.0);
+        took.toMillis() / 1000.0) + sentinelProgress(r);
+  }
+
+  private static String sentinelProgress(RunResult r) {
+    if (r.topology() != Topology.SENTINEL) {
+      return "";
+    }
+    FailoverCheck.Result f = r.failover();
+    String s = String.format(Locale.ROOT, "%n    replicaAcks %s: %d failovers (%d holes, longest %d ms), %d holds erased"
+            + " (%d told, %d overlapped), %d acquisitions failed (RelockException; %d for want of a replica's ack),"
+            + " %d timed out",
+        SummaryTable.acks(r.replicaAcks()), f.failovers(), f.holes(), f.maxFailoverMillis(), f.erased(), f.erasedTold(),
+        f.erasedOverlapped(), f.acquireErrors(), f.ackRefusals(), f.acquireTimeouts());
+    AckCost.Result c = r.ackCost();
+    if (c != null) {
+      s += String.format(Locale.ROOT, "; uncontended acquire median %.2f ms, %.2f ms with replicaAcks %d",
+          c.medianOffMicros() / 1000.0, c.medianOnMicros() / 1000.0, c.replicaAcks());
+    }
+    return s;
   }
 }

@@ -11,7 +11,8 @@ import java.util.Map;
  * What one worker process does, passed on its command line as {@code --key=value} arguments.
  *
  * @param name the worker's name in the run ({@code w1}, ...)
- * @param lockUri the lock Redis, through this worker's own proxy
+ * @param lockUri the lock Redis, through this worker's own proxy; or the sentinels' {@code
+ *     redis-sentinel://} URI (Sentinel topology)
  * @param storeUri the fenced store's Redis (never faulted)
  * @param history this worker's history file
  * @param stopFile the worker finishes its current critical sections and exits once this file exists
@@ -24,15 +25,19 @@ import java.util.Map;
  * @param holdMin shortest time between a critical section's read and its write
  * @param holdMax longest such time
  * @param longHoldOneIn one watchdog-renewed hold in this many is a long one instead
- * @param longHoldMax a long hold waits between one lease and this long between its read and its write,
- *     relying on the watchdog (fixed-lease holds are never long: they would outlive their lease)
+ * @param longHoldMin a long hold waits between this long and {@code longHoldMax} between its read and
+ *     its write, relying on the watchdog (fixed-lease holds are never long: they would outlive their lease)
+ * @param longHoldMax longest long hold
  * @param abandonOneIn one hold in this many walks away from its (fixed) lease without closing it,
  *     as a crashed holder would; 0 for never
  * @param seed seeds the threads' choices of lock, lease style and hold time
+ * @param replicaAcks relock's replicaAcks replicas (0: off)
+ * @param replicaAckTimeout relock's replicaAcks timeout (ignored when off)
  */
 record WorkerConfig(String name, String lockUri, String storeUri, Path history, Path stopFile, int threads,
     List<String> locks, Duration lease, Duration commandTimeout, Duration recheckInterval, Duration acquireWait,
-    Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMax, int abandonOneIn, long seed) {
+    Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMin, Duration longHoldMax,
+    int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout) {
 
   List<String> toArgs() {
     Map<String, String> m = new LinkedHashMap<>();
@@ -50,9 +55,12 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
     m.put("hold-min-ms", Long.toString(holdMin.toMillis()));
     m.put("hold-max-ms", Long.toString(holdMax.toMillis()));
     m.put("long-hold-one-in", Integer.toString(longHoldOneIn));
+    m.put("long-hold-min-ms", Long.toString(longHoldMin.toMillis()));
     m.put("long-hold-max-ms", Long.toString(longHoldMax.toMillis()));
     m.put("abandon-one-in", Integer.toString(abandonOneIn));
     m.put("seed", Long.toString(seed));
+    m.put("replica-acks", Integer.toString(replicaAcks));
+    m.put("replica-ack-timeout-ms", Long.toString(replicaAckTimeout.toMillis()));
     List<String> args = new ArrayList<>();
     m.forEach((k, v) -> args.add("--" + k + "=" + v));
     return args;
@@ -71,7 +79,8 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
         Path.of(req(m, "stop-file")), Integer.parseInt(req(m, "threads")), List.of(req(m, "locks").split(",")),
         millis(m, "lease-ms"), millis(m, "command-timeout-ms"), millis(m, "recheck-ms"), millis(m, "wait-ms"),
         millis(m, "hold-min-ms"), millis(m, "hold-max-ms"), Integer.parseInt(req(m, "long-hold-one-in")),
-        millis(m, "long-hold-max-ms"), Integer.parseInt(req(m, "abandon-one-in")), Long.parseLong(req(m, "seed")));
+        millis(m, "long-hold-min-ms"), millis(m, "long-hold-max-ms"), Integer.parseInt(req(m, "abandon-one-in")),
+        Long.parseLong(req(m, "seed")), Integer.parseInt(req(m, "replica-acks")), millis(m, "replica-ack-timeout-ms"));
   }
 
   private static String req(Map<String, String> m, String key) {

@@ -19,12 +19,7 @@ public final class WorkerMain {
     WorkerConfig config = WorkerConfig.parse(args);
     try (HistoryWriter history = new HistoryWriter(config.history(), config.name());
         FencedStore store = new FencedStore(config.storeUri());
-        Relock relock = Relock.builder()
-            .uri(config.lockUri())
-            .defaultLease(config.lease())
-            .commandTimeout(config.commandTimeout())
-            .recheckInterval(config.recheckInterval())
-            .build()) {
+        Relock relock = client(config)) {
       history.record(Event.WORKER_STARTED, null, null, 0, HistoryWriter.fields("client", relock.clientId()));
       System.out.println("ready " + relock.clientId());
       List<Thread> threads = new ArrayList<>();
@@ -41,5 +36,18 @@ public final class WorkerMain {
     }
     System.out.println("done");
     System.exit(0);
+  }
+
+  /** The worker's relock client: one server, or a primary found through the sentinels ({@code redis-sentinel://}). */
+  private static Relock client(WorkerConfig config) {
+    Relock.Builder b = Relock.builder()
+        .uri(config.lockUri())
+        .defaultLease(config.lease())
+        .commandTimeout(config.commandTimeout())
+        .recheckInterval(config.recheckInterval());
+    if (config.replicaAcks() > 0) {
+      b.replicaAcks(config.replicaAcks(), config.replicaAckTimeout());
+    }
+    return b.build();
   }
 }

@@ -465,4 +465,139 @@ class CheckerTest {
       assertThat(r.failures()).anyMatch(f -> f.contains("injected no fault"));
     }
   }
+
+  /** Sentinel topology: holds erased by a failover hole, and replicaAcks. */
+  @Nested
+  class Failovers {
+    /**
+     * Replication cut at 1000, w1 granted A at 1500 (after the cut), the primary killed at 2000 and
+     * the replica promoted at 5000; w2 is granted A on the new primary at 5100.
+     */
+    private HistoryBuilder erased() {
+      return new HistoryBuilder()
+          .failover(1000, 2000, 5000)
+          .acquired("w1/0/1", A, 100, 1499, 1500, false)
+          .read("w1/0/1", A, 100, 1501, "ok", 0)
+          .acquired("w2/0/1", A, 200, 5050, 5100, false)
+          .read("w2/0/1", A, 200, 5101, "ok", 0)
+          .write("w2/0/1", A, 200, 5110, 5111, "accepted", 0)
+          .storeAccepts(A, 200, 0, "w2/0/1")
+          .release("w2/0/1", A, 200, 5120, true, Event.RELEASED)
+          .write("w1/0/1", A, 100, 6000, 6001, "refused", 0);
+    }
+
+    @Test
+    void erasedHold_toldAndOverlapped_isExpected() {
+      RunResult r = erased()
+          .lostNotice("w1/0/1", A, 100, 5080)
+          .release("w1/0/1", A, 100, 6002, false, Event.RELEASE_LOST)
+          .checkSentinel(Fault.FAILOVER_HOLE, 0);
+
+      assertThat(r.failover().failovers()).isEqualTo(1);
+      assertThat(r.failover().holes()).isEqualTo(1);
+      assertThat(r.failover().maxFailoverMillis()).isEqualTo(3000);
+      assertThat(r.failover().erased()).isEqualTo(1);
+      assertThat(r.failover().erasedTold()).isEqualTo(1);
+      assertThat(r.failover().erasedOverlapped()).isEqualTo(1);
+      assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).as("the failover explains it").isZero();
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isZero();
+      assertThat(r.fencing().staleRefused()).isEqualTo(1);
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void erasedHold_overlappedButNotTold_isAnUnreportedLoss() {
+      RunResult r = erased()
+          .release("w1/0/1", A, 100, 6002, true, Event.RELEASED)
+          .checkSentinel(Fault.FAILOVER_HOLE, 0);
+
+      assertThat(r.failover().erased()).isEqualTo(1);
+      assertThat(r.failover().erasedTold()).isZero();
+      assertThat(r.losses().unreported()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(c)"));
+    }
+
+    @Test
+    void erasedHold_closedOnTheNewPrimaryWithoutComplaint_isAnUnreportedLoss() {
+      // Nobody else took A, but the lock w1 released was not there: close() should have said so.
+      RunResult r = new HistoryBuilder()
+          .failover(1000, 2000, 5000)
+          .acquired("w1/0/1", A, 100, 1499, 1500, false)
+          .release("w1/0/1", A, 100, 5500, true, Event.RELEASED)
+          .checkSentinel(Fault.FAILOVER_HOLE, 0);
+
+      assertThat(r.overlaps().pairs()).isZero();
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isEqualTo(1);
+      assertThat(r.losses().examples()).singleElement().asString().contains("failover hole erased it");
+    }
+
+    @Test
+    void erasedHold_closedWhileNoPrimaryAnswered_cannotBeTold() {
+      RunResult r = new HistoryBuilder()
+          .failover(1000, 2000, 5000)
+          .acquired("w1/0/1", A, 100, 1499, 1500, false)
+          .release("w1/0/1", A, 100, 3000, true, Event.RELEASE_FAILED)
+          .checkSentinel(Fault.FAILOVER_HOLE, 0);
+
+      assertThat(r.failover().erased()).isEqualTo(1);
+      assertThat(r.failover().erasedUnreachable()).isEqualTo(1);
+      assertThat(r.losses().lost()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void holdsThatReachedTheReplicaOrEndedBeforeTheKill_areNotErased() {
+      RunResult r = new HistoryBuilder()
+          .failover(1000, 2000, 5000)
+          .acquired("w1/0/1", A, 100, 900, 950, false)     // asked before the cut
+          .release("w1/0/1", A, 100, 6000, true, Event.RELEASED)
+          .acquired("w2/0/1", B, 101, 1200, 1250, false)   // after the cut, but done before the kill
+          .release("w2/0/1", B, 101, 1400, true, Event.RELEASED)
+          .checkSentinel(Fault.FAILOVER_HOLE, 0);
+
+      assertThat(r.failover().erased()).isZero();
+      assertThat(r.failover().grantedInHole()).isEqualTo(1);
+      assertThat(r.losses().lost()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void withReplicaAcks_aGrantWhileReplicationWasCut_failsTheRun() {
+      HistoryBuilder h = new HistoryBuilder()
+          .failover(1000, 2000, 5000)
+          .acquireFailed("w1/0/1", A, 1100, 1700)
+          .acquired("w2/0/1", B, 101, 1200, 1250, false)
+          .release("w2/0/1", B, 101, 1400, true, Event.RELEASED);
+
+      RunResult acks = h.checkSentinel(Fault.FAILOVER_HOLE, 1);
+      assertThat(acks.failover().acquireErrors()).as("a failed attempt, not an error").isEqualTo(1);
+      assertThat(acks.failover().ackRefusals()).isEqualTo(1);
+      assertThat(acks.failover().ackViolations(1)).isEqualTo(1);
+      assertThat(acks.failures()).anyMatch(f -> f.startsWith("replicaAcks"));
+
+      RunResult noAcks = h.checkSentinel(Fault.FAILOVER_HOLE, 0);
+      assertThat(noAcks.failures()).isEmpty();
+    }
+
+    @Test
+    void plainFailover_erasesNothingByDefinition_andExplainsOverlaps() {
+      RunResult r = new HistoryBuilder()
+          .failover(-1, 2000, 5000)
+          .acquired("w1/0/1", A, 100, 1800, 1900, false)
+          .acquired("w2/0/1", A, 200, 5050, 5100, false)
+          .release("w2/0/1", A, 200, 5120, true, Event.RELEASED)
+          .lostNotice("w1/0/1", A, 100, 5080)
+          .release("w1/0/1", A, 100, 6000, false, Event.RELEASE_LOST)
+          .checkSentinel(Fault.FAILOVER, 0);
+
+      assertThat(r.failover().holes()).isZero();
+      assertThat(r.failover().erased()).isZero();
+      assertThat(r.overlaps().unexplained()).isZero();
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.failures()).isEmpty();
+    }
+  }
 }

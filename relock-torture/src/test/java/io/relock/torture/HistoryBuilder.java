@@ -85,6 +85,29 @@ final class HistoryBuilder {
     return this;
   }
 
+  /**
+   * A failover of the Sentinel topology as the nemesis records it: replication cut at {@code cutAt}
+   * (or never, if negative), the primary killed at {@code killAt}, the sentinels agreeing on the
+   * promoted replica at {@code promotedAt}.
+   */
+  HistoryBuilder failover(long cutAt, long killAt, long promotedAt) {
+    String fault = cutAt >= 0 ? Fault.FAILOVER_HOLE.id : Fault.FAILOVER.id;
+    add(cutAt >= 0 ? cutAt : killAt, "nemesis", Event.FAULT_START, null, null, 0,
+        HistoryWriter.fields("fault", fault, "target", "redis"));
+    add(killAt, "nemesis", Event.PRIMARY_KILLED, null, null, 0,
+        HistoryWriter.fields("port", 7000L, "cut", cutAt >= 0 ? mono(cutAt) : null));
+    add(promotedAt, "nemesis", Event.PROMOTED, null, null, 0, HistoryWriter.fields("port", 7001L));
+    add(promotedAt, "nemesis", Event.FAULT_END, null, null, 0, HistoryWriter.fields("fault", fault, "target", "redis"));
+    return this;
+  }
+
+  HistoryBuilder acquireFailed(String hold, String lock, long sentAt, long at) {
+    add(sentAt, proc(hold), Event.ACQUIRE_SENT, lock, hold, 0, HistoryWriter.fields("lease", "watchdog"));
+    add(at, proc(hold), Event.ACQUIRE_FAILED, lock, hold, 0, HistoryWriter.fields("error",
+        "lock '" + lock + "' was acquired, but only 0 of 1 replicas acknowledged it within PT0.5S (replicaAcks); released it"));
+    return this;
+  }
+
   HistoryBuilder killed(String proc, String lock, long at) {
     add(at, "nemesis", Event.KILLED, lock, null, 0, HistoryWriter.fields("target", proc, "reason", "nemesis"));
     return this;
@@ -127,6 +150,12 @@ final class HistoryBuilder {
       store.put(lock, new FencedStore.Counters(values.getOrDefault(lock, 0L), log.size(), List.copyOf(log), v, w, v, w));
     }
     return store;
+  }
+
+  /** Checks a Sentinel run with the given replicaAcks. */
+  RunResult checkSentinel(Fault fault, int replicaAcks) {
+    return Checker.check("test", fault, List.of("a fault"), history(), store(),
+        TortureSettings.shortRun().forSentinel(true), Topology.SENTINEL, replicaAcks);
   }
 
   RunResult check(Fault fault) {

@@ -75,7 +75,7 @@ class HistoryFilesTest {
     WorkerConfig c = new WorkerConfig("w3", "redis://127.0.0.1:1", "redis://127.0.0.1:2", Path.of("/tmp/h.jsonl"),
         Path.of("/tmp/stop"), 2, List.of("a", "b"), Duration.ofMillis(1500), Duration.ofSeconds(1),
         Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(120), 16,
-        Duration.ofMillis(3500), 6, 99);
+        Duration.ofMillis(1500), Duration.ofMillis(3500), 6, 99, 1, Duration.ofMillis(500));
 
     assertThat(WorkerConfig.parse(c.toArgs().toArray(String[]::new))).isEqualTo(c);
   }

@@ -1,12 +1,15 @@
-package io.relock.contract;
+package io.relock.internal;
 
 import java.nio.charset.StandardCharsets;
 
-/** Redis Cluster's key-to-slot mapping (CRC16/XMODEM of the hash tag, modulo 16384). */
-final class ClusterSlots {
-  private ClusterSlots() {}
+/** Redis Cluster's key-to-slot mapping: CRC16/XMODEM of the key's hash tag, modulo 16384. */
+public final class Slots {
+  public static final int COUNT = 16384;
 
-  static int slotOf(String key) {
+  private Slots() {}
+
+  /** The slot of {@code key}; a non-empty {@code {tag}} stands for the whole key, as in Redis. */
+  public static int slotOf(String key) {
     int open = key.indexOf('{');
     if (open >= 0) {
       int close = key.indexOf('}', open + 1);
@@ -14,7 +17,7 @@ final class ClusterSlots {
         key = key.substring(open + 1, close);
       }
     }
-    return crc16(key.getBytes(StandardCharsets.UTF_8)) % 16384;
+    return crc16(key.getBytes(StandardCharsets.UTF_8)) % COUNT;
   }
 
   static int crc16(byte[] bytes) {

@@ -1,0 +1,107 @@
+package io.relock.bench;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Where the implementations connect, as one string that reaches every worker JVM on its command
+ * line: one server ({@code redis://host:port}, as {@code REDIS_URL} gives it), a primary behind
+ * Redis Sentinel in Lettuce's form ({@code redis-sentinel://h1:p1,h2:p2,h3:p3#mymaster}), or a
+ * Redis Cluster by its seed nodes ({@code redis-cluster://h1:p1,h2:p2,h3:p3}, the bench's own
+ * form). The Sentinel and Cluster forms carry no credentials: the bench starts those groups
+ * itself, without passwords.
+ *
+ * @param topology which of the three
+ * @param spec the string as it travels
+ */
+record BenchTarget(Topology topology, String spec) {
+
+  /** The topologies the bench can run against. */
+  enum Topology {
+    SINGLE, SENTINEL, CLUSTER;
+
+    /** Name in options and results: {@code single}, {@code sentinel}, {@code cluster}. */
+    String id() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    static Topology byId(String id) {
+      for (Topology t : values()) {
+        if (t.id().equals(id.trim().toLowerCase(Locale.ROOT))) {
+          return t;
+        }
+      }
+      throw new IllegalArgumentException("unknown topology '" + id + "'; known: single, sentinel, cluster, all");
+    }
+  }
+
+  private static final String SENTINEL_SCHEME = "redis-sentinel://";
+  private static final String CLUSTER_SCHEME = "redis-cluster://";
+
+  static BenchTarget single(String redisUri) {
+    return new BenchTarget(Topology.SINGLE, redisUri);
+  }
+
+  /** {@code sentinelUris} as {@code redis://host:port}. */
+  static BenchTarget sentinel(String masterName, List<String> sentinelUris) {
+    return new BenchTarget(Topology.SENTINEL, SENTINEL_SCHEME + String.join(",", hostPorts(sentinelUris)) + "#" + masterName);
+  }
+
+  /** {@code seedUris} as {@code redis://host:port}. */
+  static BenchTarget cluster(List<String> seedUris) {
+    return new BenchTarget(Topology.CLUSTER, CLUSTER_SCHEME + String.join(",", hostPorts(seedUris)));
+  }
+
+  /** The target a worker was started with. */
+  static BenchTarget parse(String spec) {
+    if (spec.startsWith(SENTINEL_SCHEME)) {
+      return new BenchTarget(Topology.SENTINEL, spec);
+    }
+    if (spec.startsWith(CLUSTER_SCHEME)) {
+      return new BenchTarget(Topology.CLUSTER, spec);
+    }
+    return single(spec);
+  }
+
+  /** The one server's URI, or Lettuce's {@code redis-sentinel://} URI for Sentinel. */
+  String uri() {
+    if (topology == Topology.CLUSTER) {
+      throw new IllegalStateException("a cluster has no single URI: " + spec);
+    }
+    return spec;
+  }
+
+  /** Sentinel: the master name after {@code #}. */
+  String masterName() {
+    requireTopology(Topology.SENTINEL);
+    return spec.substring(spec.indexOf('#') + 1);
+  }
+
+  /** Sentinel: the sentinels; Cluster: the seed nodes; each as {@code redis://host:port}. */
+  List<String> nodeUris() {
+    if (topology == Topology.SINGLE) {
+      return List.of(spec);
+    }
+    String scheme = topology == Topology.SENTINEL ? SENTINEL_SCHEME : CLUSTER_SCHEME;
+    int end = spec.indexOf('#');
+    String hosts = spec.substring(scheme.length(), end < 0 ? spec.length() : end);
+    return Arrays.stream(hosts.split(",")).map(h -> "redis://" + h.trim()).toList();
+  }
+
+  private void requireTopology(Topology wanted) {
+    if (topology != wanted) {
+      throw new IllegalStateException("not a " + wanted.id() + " target: " + spec);
+    }
+  }
+
+  private static List<String> hostPorts(List<String> uris) {
+    return uris.stream().map(u -> {
+      java.net.URI uri = java.net.URI.create(u);
+      if (uri.getUserInfo() != null) {
+        throw new IllegalArgumentException("the bench passes no credentials to Sentinel or Cluster nodes: " + u);
+      }
+      return uri.getHost() + ":" + uri.getPort();
+    }).toList();
+  }
+}

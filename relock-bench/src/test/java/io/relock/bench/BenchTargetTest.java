@@ -1,0 +1,54 @@
+package io.relock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.relock.bench.BenchTarget.Topology;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchTargetTest {
+
+  @Test
+  void single_travelsAsTheUriItself() {
+    BenchTarget t = BenchTarget.parse("redis://:secret@10.0.0.1:6380/2");
+    assertThat(t.topology()).isEqualTo(Topology.SINGLE);
+    assertThat(t.uri()).isEqualTo("redis://:secret@10.0.0.1:6380/2");
+    assertThat(BenchTarget.single(t.uri()).spec()).isEqualTo(t.spec());
+  }
+
+  @Test
+  void sentinel_travelsInLettucesForm_andGivesBackTheSentinelsAndTheMasterName() {
+    BenchTarget t = BenchTarget.sentinel("mymaster", List.of("redis://127.0.0.1:26379", "redis://127.0.0.1:26380"));
+    assertThat(t.spec()).isEqualTo("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380#mymaster");
+    BenchTarget back = BenchTarget.parse(t.spec());
+    assertThat(back).isEqualTo(t);
+    assertThat(back.masterName()).isEqualTo("mymaster");
+    assertThat(back.nodeUris()).containsExactly("redis://127.0.0.1:26379", "redis://127.0.0.1:26380");
+    assertThat(back.uri()).isEqualTo(t.spec());
+  }
+
+  @Test
+  void cluster_travelsAsItsSeeds() {
+    BenchTarget t = BenchTarget.cluster(List.of("redis://127.0.0.1:7000", "redis://127.0.0.1:7001"));
+    BenchTarget back = BenchTarget.parse(t.spec());
+    assertThat(back.topology()).isEqualTo(Topology.CLUSTER);
+    assertThat(back.nodeUris()).containsExactly("redis://127.0.0.1:7000", "redis://127.0.0.1:7001");
+    assertThatThrownBy(back::uri).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void topologies_byName() {
+    assertThat(Topology.byId(" Sentinel ")).isEqualTo(Topology.SENTINEL);
+    assertThatThrownBy(() -> Topology.byId("redlock")).hasMessageContaining("single, sentinel, cluster, all");
+  }
+
+  @Test
+  void implementations_knowWhereTheyRun() {
+    assertThat(Implementation.byId("relock+acks").runsOn(Topology.SINGLE)).isFalse();
+    assertThat(Implementation.byId("relock+acks").runsOn(Topology.SENTINEL)).isTrue();
+    assertThat(Implementation.REDISSON.runsOn(Topology.CLUSTER)).isTrue();
+    assertThat(Implementation.SPRING_SPIN.runsOn(Topology.SENTINEL)).isFalse();
+    assertThat(Implementation.LIMIT.runsOn(Topology.CLUSTER)).isFalse();
+  }
+}

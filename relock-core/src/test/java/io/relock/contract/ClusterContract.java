@@ -1,0 +1,265 @@
+package io.relock.contract;
+
+import static io.relock.contract.RelockContract.PATIENCE;
+import static io.relock.contract.RelockContract.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.relock.LockLease;
+import io.relock.Relock;
+import io.relock.internal.Slots;
+import io.relock.spi.DriverSettings;
+import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisTarget;
+import io.relock.testkit.RedisClusterGroup;
+import io.relock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A Redis Cluster of three primaries, each with a replica: every script keeps to one slot,
+ * renewals are batched per slot, grants travel by sharded pub/sub (Redis 7+), and a slot
+ * migration or a primary's failover loses neither a hold nor a waiter.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ClusterContract {
+  private RedisClusterGroup cluster;
+  private final List<Relock> clients = new ArrayList<>();
+
+  /** Connects this module's driver to a Cluster target. */
+  protected abstract RedisDriver connectDriver(RedisTarget target, DriverSettings settings);
+
+  @BeforeAll
+  void startCluster() {
+    cluster = RedisClusterGroup.builder().replicasPerPrimary(1).nodeTimeout(Duration.ofSeconds(1)).start();
+  }
+
+  @AfterAll
+  void stopCluster() {
+    cluster.close();
+  }
+
+  @BeforeEach
+  void healthyAndEmpty() {
+    cluster.awaitHealthy(PATIENCE);
+    cluster.flushAll();
+    for (RedisServer p : cluster.primaries()) {
+      p.execute("CONFIG", "RESETSTAT");
+    }
+  }
+
+  @AfterEach
+  void closeClients() {
+    clients.forEach(Relock::close);
+    clients.clear();
+    if (ownCluster != null) {
+      ownCluster.close();
+      ownCluster = null;
+    }
+  }
+
+  /** A cluster a test started for itself, closed after its clients. */
+  private RedisClusterGroup ownCluster;
+
+  private Relock client(UnaryOperator<Relock.Builder> custom) {
+    return client(cluster, custom);
+  }
+
+  private Relock client(RedisClusterGroup of, UnaryOperator<Relock.Builder> custom) {
+    Relock c = custom.apply(Relock.builder()
+        .driver(connectDriver(RedisTarget.cluster(of.seedUris()), RelockContract.DRIVER_SETTINGS))).build();
+    clients.add(c);
+    return c;
+  }
+
+  private static String lockKey(String name) {
+    return "relock:{" + name + "}";
+  }
+
+  /** Calls of a command on one node since the last CONFIG RESETSTAT, scripts' inner calls included. */
+  private static long calls(RedisServer node, String command) {
+    for (String line : String.valueOf(node.execute("INFO", "commandstats")).split("\r?\n")) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        String n = line.substring(("cmdstat_" + command + ":calls=").length());
+        return Long.parseLong(n.substring(0, n.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
+  /** Subscribers of a lock's sharded grant channel on {@code node}. */
+  private static long shardSubscribers(RedisServer node, String name) {
+    List<?> reply = (List<?>) node.execute("PUBSUB", "SHARDNUMSUB", lockKey(name) + ":n");
+    return (Long) reply.get(1);
+  }
+
+  @Test
+  void aClientBuiltFromSeedUris_findsTheRestOfTheCluster() {
+    String[] seed = {cluster.seedUris().get(0)};
+    try (Relock relock = Relock.builder().cluster(seed).build()) {
+      for (int i = 0; i < 12; i++) {
+        try (LockLease lease = relock.lock("seeded-" + i).acquire(PATIENCE)) {
+          assertThat(lease.isValid()).isTrue();
+        }
+      }
+    }
+    long scripts = cluster.primaries().stream().filter(p -> calls(p, "evalsha") > 0).count();
+    assertThat(scripts).as("primaries that ran relock's scripts, from one seed").isEqualTo(3);
+  }
+
+  @Test
+  void locksOnEverySlot_areRenewedPastTheirLease_inBatchesThatKeepToOneSlot() {
+    Duration lease = Duration.ofMillis(1500);
+    Relock relock = client(b -> b.defaultLease(lease));
+    List<LockLease> held = new ArrayList<>();
+    Set<RedisServer> owners = new HashSet<>();
+    for (int i = 0; i < 40; i++) {
+      String name = "spread-" + i;
+      held.add(relock.lock(name).acquire(PATIENCE));
+      owners.add(cluster.primaryFor(lockKey(name)));
+    }
+    assertThat(owners).as("the names cover every primary").hasSize(3);
+    long start = System.nanoTime();
+    await("three leases' time has passed with every lease still valid", () -> {
+      assertThat(held).allMatch(LockLease::isValid);
+      return System.nanoTime() - start > lease.multipliedBy(3).toNanos();
+    });
+    held.forEach(LockLease::close); // throws LockLostException for any lease that was not renewed
+    long renewCalls = cluster.primaries().stream().mapToLong(p -> calls(p, "evalsha")).sum();
+    assertThat(renewCalls).as("script calls: 40 acquisitions, 40 releases and per-slot renewals").isGreaterThan(80);
+  }
+
+  /** Redis 7 has sharded pub/sub; the test kit's embedded fallback server is 6.2. */
+  private boolean shardedPubSub() {
+    String info = String.valueOf(cluster.primaries().get(0).execute("INFO", "server"));
+    int at = info.indexOf("redis_version:") + "redis_version:".length();
+    return Integer.parseInt(info.substring(at, info.indexOf('.', at))) >= 7;
+  }
+
+  @Test
+  void aWaiter_isHandedTheLock_overShardedPubSubOnTheLocksOwnNode_orByBroadcastBefore7() throws Exception {
+    boolean sharded = shardedPubSub();
+    Relock holder = client(b -> b);
+    Relock waiter = client(b -> b);
+    RedisServer owner = cluster.primaryFor(lockKey("handed"));
+    LockLease held = holder.lock("handed").acquire(PATIENCE);
+    CompletableFuture<LockLease> waiting = waiter.lock("handed").acquireAsync(PATIENCE);
+    await("the waiter is queued", () -> owner.execute("ZCARD", lockKey("handed") + ":q").equals(1L));
+    if (sharded) {
+      await("the waiter's client subscribed on the lock's node", () -> shardSubscribers(owner, "handed") == 1);
+    }
+    held.close();
+    try (LockLease next = waiting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+    }
+    long publishes = cluster.primaries().stream().mapToLong(p -> calls(p, "publish")).sum();
+    if (sharded) {
+      assertThat(calls(owner, "spublish")).as("grants published with SPUBLISH").isEqualTo(1);
+      assertThat(publishes).as("nothing broadcast over the cluster bus").isZero();
+      await("the waiter's client unsubscribed once it no longer waits", () -> shardSubscribers(owner, "handed") == 0);
+    } else {
+      assertThat(calls(owner, "publish")).as("grants broadcast with PUBLISH (no sharded pub/sub)").isEqualTo(1);
+    }
+  }
+
+  /**
+   * Several clients wait on one lock's sharded channel, so each hears the grants made to the
+   * others: those must be ignored, never withdrawn as orphans (which would free another holder's
+   * lock).
+   */
+  @Test
+  void threeClientsContending_neverOverlap_andEachHoldIsTheirsUntilReleased() throws Exception {
+    List<Relock> relocks = List.of(client(b -> b), client(b -> b), client(b -> b));
+    java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong lastToken = new java.util.concurrent.atomic.AtomicLong();
+    List<CompletableFuture<Void>> workers = new ArrayList<>();
+    for (Relock r : relocks) {
+      for (int t = 0; t < 2; t++) {
+        workers.add(CompletableFuture.runAsync(() -> {
+          for (int i = 0; i < 15; i++) {
+            try (LockLease lease = r.lock("contended").acquire(PATIENCE)) {
+              assertThat(inside.incrementAndGet()).as("holders at once").isEqualTo(1);
+              assertThat(lease.fencingToken()).isGreaterThan(lastToken.getAndSet(lease.fencingToken()));
+              inside.decrementAndGet();
+            } // close() throws LockLostException if the lock was taken from under the holder
+          }
+        }));
+      }
+    }
+    CompletableFuture.allOf(workers.toArray(new CompletableFuture<?>[0])).get(PATIENCE.toSeconds() * 3, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aSlotMigratedUnderAHolderAndAWaiter_losesNeither() throws Exception {
+    Relock holder = client(b -> b.defaultLease(Duration.ofSeconds(3)));
+    Relock waiter = client(b -> b);
+    String name = "migrating";
+    int slot = Slots.slotOf(lockKey(name));
+    LockLease held = holder.lock(name).acquire(PATIENCE);
+    CompletableFuture<LockLease> waiting = waiter.lock(name).acquireAsync(PATIENCE);
+    RedisServer from = cluster.primaryFor(lockKey(name));
+    await("the waiter is queued", () -> from.execute("ZCARD", lockKey(name) + ":q").equals(1L));
+    RedisServer to = cluster.primaries().stream().filter(p -> p != from).findFirst().orElseThrow();
+
+    cluster.migrateSlot(slot, to);
+
+    long start = System.nanoTime();
+    await("a renewal went to the slot's new node", () -> {
+      Object ttl = to.execute("PTTL", lockKey(name));
+      return System.nanoTime() - start > Duration.ofSeconds(3).toNanos() && ttl instanceof Long t && t > 1000;
+    });
+    assertThat(held.isValid()).isTrue();
+    held.close();
+    try (LockLease next = waiting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+    }
+  }
+
+  @Test
+  void withReplicaAcks_anAcquisitionWaitsForTheReplicaOfItsSlot() {
+    Relock relock = client(b -> b.replicaAcks(1, Duration.ofSeconds(1)));
+    RedisServer owner = cluster.primaryFor(lockKey("acked"));
+    try (LockLease lease = relock.lock("acked").acquire(PATIENCE)) {
+      assertThat(calls(owner, "wait")).as("WAIT calls on the slot's primary").isPositive();
+      assertThat(cluster.replicaOf(owner).execute("DBSIZE")).as("the replica has the lock and its fence").isEqualTo(2L);
+    }
+  }
+
+  /** On a cluster of its own: a failover leaves a node out until it is restarted with its data. */
+  @Test
+  void aHolderAndAWaiter_carryOnWhenTheirSlotsPrimaryFailsOver() throws Exception {
+    RedisClusterGroup own = RedisClusterGroup.builder().replicasPerPrimary(1).nodeTimeout(Duration.ofSeconds(1))
+        .start();
+    ownCluster = own;
+    Relock holder = client(own, b -> b.defaultLease(Duration.ofSeconds(10)));
+    Relock waiter = client(own, b -> b);
+    String name = "failing-over";
+    LockLease held = holder.lock(name).acquire(PATIENCE);
+    CompletableFuture<LockLease> waiting = waiter.lock(name).acquireAsync(PATIENCE.multipliedBy(2));
+    RedisServer owner = own.primaryFor(lockKey(name));
+    await("the waiter is queued", () -> owner.execute("ZCARD", lockKey(name) + ":q").equals(1L));
+    owner.execute("WAIT", "1", "5000");
+
+    RedisServer promoted = own.failover(owner);
+
+    await("the hold was renewed on the promoted replica", () -> {
+      Object ttl = promoted.execute("PTTL", lockKey(name));
+      return ttl instanceof Long t && t > 8500;
+    });
+    held.close();
+    try (LockLease next = waiting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.relock.lettuce;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.relock.spi.DriverSettings;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** The Lettuce settings both drivers (single server or Sentinel, and Cluster) share. */
+final class LettuceSettings {
+  /** TCP keep-alive probes after this much silence, so a dead peer is noticed in about 25 s. */
+  static final int KEEPALIVE_IDLE_SECONDS = 10;
+  private static final int KEEPALIVE_INTERVAL_SECONDS = 5;
+  private static final int KEEPALIVE_PROBES = 3;
+
+  private LettuceSettings() {}
+
+  /**
+   * Resources of a client of the driver's own: reconnect attempts at most a second apart
+   * (Lettuce's default backs off to 30 s), so a restarted or newly promoted server is found soon.
+   */
+  static ClientResources resources() {
+    return DefaultClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+        .build();
+  }
+
+  /** The connect timeout, and keep-alive probes. */
+  static SocketOptions socketOptions(DriverSettings settings) {
+    return SocketOptions.builder()
+        .connectTimeout(settings.connectTimeout())
+        .keepAlive(SocketOptions.KeepAliveOptions.builder().enable()
+            .idle(Duration.ofSeconds(KEEPALIVE_IDLE_SECONDS))
+            .interval(Duration.ofSeconds(KEEPALIVE_INTERVAL_SECONDS))
+            .count(KEEPALIVE_PROBES)
+            .build())
+        .build();
+  }
+
+  /** Shuts down a client of the driver's own and its resources, which the client leaves running. */
+  static void shutdown(AbstractRedisClient client) {
+    try {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    } finally {
+      client.getResources().shutdown(0, 2, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.relock.torture;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What the workers' lock Redis is. {@link #SINGLE}: one redis-server, reached by each worker
+ * through a proxy of its own (the nemesis pauses, restarts and cuts it). {@link #SENTINEL}: a
+ * primary with one replica watched by three Redis Sentinels ({@code RedisSentinelGroup} of the test
+ * kit); the workers find the primary through the sentinels and the nemesis fails it over. The
+ * fenced store is a plain redis-server of its own in both.
+ */
+enum Topology {
+  SINGLE("single"),
+  SENTINEL("sentinel");
+
+  final String id;
+
+  Topology(String id) {
+    this.id = id;
+  }
+
+  /** {@code single}, {@code sentinel} or {@code all}, as {@code --topology} takes them. */
+  static List<Topology> parse(String option) {
+    if ("all".equals(option)) {
+      return List.of(values());
+    }
+    return List.of(Arrays.stream(values()).filter(t -> t.id.equals(option)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("unknown topology '" + option
+            + "'; known: single, sentinel, all")));
+  }
+}
