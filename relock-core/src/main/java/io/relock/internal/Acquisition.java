@@ -51,6 +51,8 @@ import java.util.concurrent.TimeUnit;
  * counts, rises only when the caller is told of success.
  */
 final class Acquisition {
+  /** Every step of every acquisition, at TRACE: for chasing a race in a stress run's log. */
+  private static final org.slf4j.Logger trace = org.slf4j.LoggerFactory.getLogger("io.relock.trace");
   enum Phase { LOCAL, ACTIVE, HELD, WITHDRAWING, SETTLED }
 
   final LockEngine engine;
@@ -176,6 +178,9 @@ final class Acquisition {
       grantNoEarlierThan = sent;
     }
     String runAs = reentering != null ? reentering.owner : owner;
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} send {} phase {}", runAs, mode, phase);
+    }
     engine.runAcquire(this, runAs, mode, entryLifetimeMillis())
         .whenComplete((reply, error) -> state.post(() -> onReply(mode, sent, reply, error)));
   }
@@ -211,6 +216,10 @@ final class Acquisition {
         error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
             + state.keys.name() + "'", badShape);
       }
+    }
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} reply {} to {} phase {} sent {} us ago: {}", owner, error == null ? reply : error, mode, phase,
+          (System.nanoTime() - sent) / 1000, error == null ? "" : error.getClass().getSimpleName());
     }
     if (error == null) {
       timer.succeeded();
@@ -332,6 +341,10 @@ final class Acquisition {
     }
     timer.cancel();
     phase = Phase.HELD;
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} holds token {} valid from {} us ago, handed off {}", owner, token,
+          (System.nanoTime() - validFromNanos) / 1000, handedOff);
+    }
     held = engine.acquired(this, token, validFromNanos, handedOff);
     state.held(this, held);
     state.leaveQueue(this);
@@ -349,6 +362,9 @@ final class Acquisition {
 
   /** Delivered from a grant notification: the previous holder's release handed us the lock. */
   void granted(long token) {
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} granted {} phase {} ended up to {} in flight {}", owner, token, phase, endedGrantsUpTo, inFlight);
+    }
     if (reentering != null || token <= endedGrantsUpTo) {
       return; // a late notification of a grant that Redis has since ended
     }
@@ -372,6 +388,9 @@ final class Acquisition {
    * its pending {@code abandon} releases it; if that is already over, release it here.
    */
   void passed(long token, long releaseSentNanos) {
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} passed {} phase {} ended up to {}", owner, token, phase, endedGrantsUpTo);
+    }
     if (token <= endedGrantsUpTo) {
       return; // the release's reply came after one of this owner's own, which found it ended
     }

@@ -407,6 +407,7 @@ public final class LockEngine {
               log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
             }
           } else if ((Long) reply.get(0) == 1L) {
+            log.trace("{} confirmed handoff", h.owner);
             h.extendTo(h.renewed ? sent + h.leaseNanos - h.driftNanos : grantedNanos + h.leaseNanos - h.driftNanos);
           } else {
             h.lost("the lock handed over to it expired or was taken before it was confirmed");
@@ -502,6 +503,9 @@ public final class LockEngine {
       return;
     }
     String owner = message.substring(first + 1, second);
+    if (log.isTraceEnabled()) {
+      log.trace("{} notified {}", owner, message);
+    }
     String lockKey = message.substring(second + 1);
     if (!owner.startsWith(ownerPrefix)) {
       // Another client's grant: a lock's sharded channel carries the grants of every client that
@@ -529,6 +533,9 @@ public final class LockEngine {
   }
 
   private void withdrawOrphan(LockKeys keys, String owner, long giveUpAt, int attempt) {
+    if (log.isTraceEnabled()) {
+      log.trace("{} withdraw orphan of {}", owner, keys.name());
+    }
     // Lease, entry lifetime and claim are not read by 'abandon'.
     List<String> args = List.of(owner, "1", "abandon", "1", grantChannel, fenceRetentionMillis(), "1");
     scripts.run(Scripts.ACQUIRE, keys.all(), args, keys.name())

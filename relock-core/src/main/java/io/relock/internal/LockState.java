@@ -127,10 +127,32 @@ final class LockState {
     Acquisition a = byOwner.get(owner);
     if (a != null) {
       a.granted(token);
-    } else if (!holds.containsKey(owner)) {
+    } else if (!knowsGrant(owner, token)) {
       // Granted to an acquisition this client no longer has: hand the lock on rather than leave it.
       engine.withdrawOrphan(keys, owner);
     }
+  }
+
+  /**
+   * Whether the grant of {@code token} to {@code owner} is one this state already has as a hold,
+   * held or being released: its notification came late (the acquisition learned of it from a
+   * reply), and the hold's own release frees the lock. A withdrawal sent for it now could even
+   * reach Redis before that release, which a caller's thread may have sent just before (the
+   * driver's I/O thread writes at once, a caller's write waits its turn), free the lock under it,
+   * and make the release report a loss. A grant with a later token is another one: Redis granted
+   * the owner again after its hold had ended, and withdrawing that one is right.
+   */
+  private boolean knowsGrant(String owner, long token) {
+    HeldLease h = holds.get(owner);
+    if (h != null) {
+      return token <= h.token;
+    }
+    for (Release r : releases) {
+      if (r.all && r.hold.owner.equals(owner)) {
+        return token <= r.hold.token;
+      }
+    }
+    return false;
   }
 
   /** The connection to Redis was re-established: what waits for a timer may have missed news. */

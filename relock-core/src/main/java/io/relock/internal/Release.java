@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
  * attempt whose reply was lost.
  */
 final class Release {
+  private static final org.slf4j.Logger trace = org.slf4j.LoggerFactory.getLogger("io.relock.trace");
   /** How a release ended for its caller: {@code lostReason} is null unless the hold had been lost. */
   record Outcome(HeldLease hold, String lostReason) {}
 
@@ -65,6 +66,9 @@ final class Release {
       firstSent = sent;
     }
     Acquisition passTo = successor;
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} release all {} token {} to {}", hold.owner, all, hold.token, passTo == null ? "-" : passTo.owner);
+    }
     engine.runRelease(hold, all, passTo, ahead)
         .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
   }
@@ -74,6 +78,9 @@ final class Release {
   }
 
   private void onReply(Acquisition passTo, long sent, List<Object> reply, Throwable error) {
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} release reply {}", hold.owner, error == null ? reply : error);
+    }
     if (error != null) {
       failed(error);
       return;
@@ -112,8 +119,8 @@ final class Release {
   private String deadlineNote() {
     long ms = TimeUnit.NANOSECONDS.toMillis(hold.validUntilNanos() - firstSent);
     return ms >= 0
-        ? " (the release left " + ms + " ms before the lease's local deadline: Redis ran it late, or lost the lock)"
-        : " (the lease's local deadline had passed " + -ms + " ms before the release)";
+        ? " (token " + hold.token + "; the release left " + ms + " ms before the lease's local deadline: Redis ran it late, or lost the lock)"
+        : " (token " + hold.token + "; the lease's local deadline had passed " + -ms + " ms before the release)";
   }
 
   private void failed(Throwable error) {

@@ -142,6 +142,38 @@ public abstract class ClientRacesContract extends RelockContract {
     awaitNothingLeftOf("late-grant");
   }
 
+  /**
+   * A grant's notification can arrive after the waiter learned of the grant from a reply of its
+   * own (a re-check, or a give-up that found it holding the lock) and after the caller has already
+   * begun to release it. The client must send nothing for it: a withdrawal written from the I/O
+   * thread can reach Redis before the release the caller's thread sent first, free the lock under
+   * it, and make that release report a loss it never had (found by the stress suite). Replayed
+   * here with the release held in Redis by a pause, and the late notification delivered then;
+   * INFO commandstats then shows whether anything but the release was sent.
+   */
+  @Test
+  void lateGrantNotification_ofAHoldBeingReleased_sendsNothing() throws Exception {
+    Relock relock = slowRedisClient(COMMAND_TIMEOUT);
+    DistributedLock lock = relock.lock("late-for-release");
+    String key = lockKey("late-for-release");
+    LockLease lease = lock.acquire(Duration.ZERO, LONG_LEASE);
+    String owner = (String) redis("HGET", key, "o");
+    redis("CONFIG", "RESETSTAT");
+    CompletableFuture<Void> closed;
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      closed = CompletableFuture.runAsync(lease::close);
+      awaitCallsHeldByThePause(1);
+      io.relock.internal.TestAccess.deliverNotification(relock, lease.fencingToken() + " " + owner + " " + key, PATIENCE);
+    } finally {
+      unpause();
+    }
+    closed.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS); // throws if the release reported a loss
+    awaitNothingLeftOf("late-for-release");
+    await("the client keeps no local state for the name", () -> localStates(relock) == 0);
+    assertThat(commandCalls("evalsha") + commandCalls("eval")).as("scripts run since the hold was taken").isEqualTo(1);
+  }
+
   /** The ways a caller gives up a zero-wait attempt whose call is already in Redis. */
   enum GiveUp { INTERRUPTED_ACQUIRE, INTERRUPTED_TRY_ACQUIRE, INTERRUPTED_TIMED_TRY_LOCK, CANCELLED_ASYNC, CLIENT_TIMEOUT }
 

@@ -39,14 +39,34 @@ public final class TestAccess {
     return answer.get(patience.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Hands {@code message} to {@code client} as if its notification connection had delivered it,
+   * and waits until the lock state it names has handled it.
+   */
+  public static void deliverNotification(Relock client, String message, Duration patience) throws Exception {
+    java.lang.reflect.Method deliver = LockEngine.class.getDeclaredMethod("onNotification", String.class);
+    deliver.setAccessible(true);
+    deliver.invoke(engine(client), message);
+    LockState state = states(client).get(message.substring(message.lastIndexOf(' ') + 1));
+    if (state != null) {
+      CompletableFuture<Void> handled = new CompletableFuture<>();
+      state.post(() -> handled.complete(null));
+      handled.get(patience.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private static LockEngine engine(Relock client) throws ReflectiveOperationException {
+    Field engineField = Relock.class.getDeclaredField("engine");
+    engineField.setAccessible(true);
+    return (LockEngine) engineField.get(client);
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, LockState> states(Relock client) {
     try {
-      Field engineField = Relock.class.getDeclaredField("engine");
-      engineField.setAccessible(true);
       Field states = LockEngine.class.getDeclaredField("states");
       states.setAccessible(true);
-      return (Map<String, LockState>) states.get(engineField.get(client));
+      return (Map<String, LockState>) states.get(engine(client));
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot read the engine's local state", e);
     }
