@@ -156,6 +156,19 @@ public final class Relock implements AutoCloseable {
     }
 
     /**
+     * On {@link #redlock}: how long a master that lost its data (restarted without persistence)
+     * stays out of every majority once a client notices, so that every hold it forgot has ended
+     * or been reported lost first (the "delayed restart"); also the longest lease an acquisition
+     * may ask for. Default: twice the {@link #defaultLease}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder redlockRestartDelay(Duration delay) {
+      settings.redlockRestartDelay = Checks.positive("redlockRestartDelay", delay);
+      return this;
+    }
+
+    /**
      * An acquisition (and the fencing token it issues) counts only once {@code replicas} replicas
      * of the primary acknowledged it, so that a failover right after it does not erase it: Redis's
      * {@code WAIT replicas timeout} after each acquiring call. When fewer acknowledge within
@@ -257,7 +270,12 @@ public final class Relock implements AutoCloseable {
           throw new IllegalStateException("replicaAcks(...) applies to a replicated primary (uri, sentinel,"
               + " cluster); redlock(...) masters are independent and have no replicas to wait for");
         }
-        throw new UnsupportedOperationException("redlock(...) is not supported yet by this relock build");
+        RelockSettings redlock = Topologies.redlockSettings(frozen);
+        return new Relock(LockEngine.start(Topologies.connectRedlock(redlockNodes, redlock), redlock,
+            Topologies.describeRedlock(redlockNodes)));
+      }
+      if (frozen.redlockRestartDelay() != null) {
+        throw new IllegalStateException("redlockRestartDelay(...) applies to redlock(...) only");
       }
       if (frozen.replicaAcks() > 0 && frozen.replicaAckTimeout().compareTo(frozen.commandTimeout()) >= 0) {
         throw new IllegalStateException("replicaAcks timeout " + frozen.replicaAckTimeout()

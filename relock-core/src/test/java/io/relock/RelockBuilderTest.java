@@ -96,6 +96,17 @@ class RelockBuilderTest {
     assertThatThrownBy(() -> Relock.builder().uri("redis://h1").commandTimeout(Duration.ofSeconds(1))
         .replicaAcks(1, Duration.ofSeconds(1)).build())
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("shorter than the command timeout");
+    assertThatThrownBy(() -> Relock.builder().uri("redis://h1").redlockRestartDelay(Duration.ofMinutes(1)).build())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("redlock(...) only");
+    assertThatThrownBy(() -> Relock.builder().redlock("redis://h1", "redis://h2", "redis://h3")
+        .defaultLease(Duration.ofSeconds(30)).redlockRestartDelay(Duration.ofSeconds(10)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("defaultLease PT30S is longer");
+  }
+
+  @Test
+  void redlockRestartDelay_mustBePositive() {
+    assertThatThrownBy(() -> Relock.builder().redlockRestartDelay(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redlockRestartDelay");
   }
 
   @Test

@@ -491,6 +491,19 @@ final class Acquisition {
     }
   }
 
+  /**
+   * A Redlock node freed the lock (Redlock has no hand-over): if waiting in Redis, try again after
+   * a random pause of up to {@link #FREED_JITTER_NANOS}, so that clients woken by the same release
+   * seldom split the nodes between them.
+   */
+  void freed() {
+    if (waitsForGrant()) {
+      timer.after(java.util.concurrent.ThreadLocalRandom.current().nextLong(FREED_JITTER_NANOS), this::recheck);
+    }
+  }
+
+  private static final long FREED_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(3);
+
   /** The connection came back: re-check or retry now rather than at the next timer. */
   void reconnected() {
     if (phase == Phase.ACTIVE || phase == Phase.WITHDRAWING) {

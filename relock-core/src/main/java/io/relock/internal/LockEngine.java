@@ -63,6 +63,8 @@ public final class LockEngine {
   private final String grantChannel;
   /** Sharded grant channels subscribed, with how many lock states want each. */
   private final Map<String, Integer> shardedChannels = new HashMap<>();
+  /** How a notification that a lock was freed (not handed over) begins; see redlock_release.lua. */
+  private static final String FREED = "free ";
   /** Tells handoff.lua to publish on the lock's own channel ({@code <lock key>:n}) with SPUBLISH. */
   static final String SHARDED_CHANNEL = "!";
   private final ScheduledThreadPoolExecutor scheduler;
@@ -254,6 +256,11 @@ public final class LockEngine {
       throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
     }
     boolean renewed = lease == null;
+    if (!renewed && settings.redlockRestartDelay() != null && lease.compareTo(settings.redlockRestartDelay()) > 0) {
+      throw new IllegalArgumentException("lease " + lease + " is longer than the Redlock restart delay "
+          + settings.redlockRestartDelay() + ": a node that lost its data could rejoin while the lease still runs;"
+          + " raise redlockRestartDelay(...) or shorten the lease");
+    }
     long leaseMillis = (renewed ? settings.defaultLease() : lease).toMillis();
     LockState state = ref(keys(name));
     // Unique per acquisition, thread style included: a late grant notification or reply can then
@@ -488,8 +495,18 @@ public final class LockEngine {
 
   // ---- notifications and reconnects ---------------------------------------------------------
 
-  /** A grant: {@code "<token> <owner> <lock key>"}, published by the releasing script. */
+  /**
+   * A grant: {@code "<token> <owner> <lock key>"}, published by the releasing script; or, from a
+   * Redlock node, {@code "free <lock key>"}: the lock was freed there, waiters try again.
+   */
   private void onNotification(String message) {
+    if (message.startsWith(FREED)) {
+      LockState state = states.get(message.substring(FREED.length()));
+      if (state != null) {
+        state.post(state::freed);
+      }
+      return;
+    }
     int first = message.indexOf(' ');
     int second = message.indexOf(' ', first + 1);
     long token;

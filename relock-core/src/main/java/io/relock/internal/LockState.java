@@ -155,6 +155,13 @@ final class LockState {
     return false;
   }
 
+  /** A Redlock node freed the lock: a waiter waiting in Redis tries again (see Acquisition#freed). */
+  void freed() {
+    for (Acquisition a : unsettled) {
+      a.freed();
+    }
+  }
+
   /** The connection to Redis was re-established: what waits for a timer may have missed news. */
   void reconnected() {
     for (Acquisition a : new ArrayList<>(unsettled)) {

@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param fenceRetention how long a lock's fence key is kept after last use
  * @param replicaAcks replicas that must acknowledge an acquisition before it counts; 0 for none
  * @param replicaAckTimeout how long Redis waits for those acknowledgements ({@code WAIT})
+ * @param redlockRestartDelay on Redlock: how long a node that lost its data stays out of every
+ *     majority, and the longest lease allowed; null elsewhere
  */
 public record RelockSettings(
     String keyPrefix,
@@ -25,11 +27,12 @@ public record RelockSettings(
     Duration recheckInterval,
     Duration fenceRetention,
     int replicaAcks,
-    Duration replicaAckTimeout) {
+    Duration replicaAckTimeout,
+    Duration redlockRestartDelay) {
 
   public static RelockSettings defaults() {
     return new RelockSettings("relock:", Duration.ofSeconds(30), null, Duration.ofSeconds(3),
-        Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofDays(7), 0, Duration.ZERO);
+        Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofDays(7), 0, Duration.ZERO, null);
   }
 
   /** The drift allowance for a lease of the given length. */
@@ -51,6 +54,7 @@ public record RelockSettings(
     m.fenceRetention = fenceRetention;
     m.replicaAcks = replicaAcks;
     m.replicaAckTimeout = replicaAckTimeout;
+    m.redlockRestartDelay = redlockRestartDelay;
     return m;
   }
 
@@ -65,10 +69,11 @@ public record RelockSettings(
     public Duration fenceRetention;
     public int replicaAcks;
     public Duration replicaAckTimeout;
+    public Duration redlockRestartDelay;
 
     public RelockSettings freeze() {
       return new RelockSettings(keyPrefix, defaultLease, clockDrift, commandTimeout, connectTimeout,
-          recheckInterval, fenceRetention, replicaAcks, replicaAckTimeout);
+          recheckInterval, fenceRetention, replicaAcks, replicaAckTimeout, redlockRestartDelay);
     }
   }
 }

@@ -11,7 +11,13 @@ public final class Scripts {
   public static final LuaScript INSPECT = LuaScript.load("inspect.lua");
   public static final LuaScript SERVER_INFO = LuaScript.load("server_info.lua");
 
-  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT, SERVER_INFO);
+  public static final LuaScript REDLOCK_ACQUIRE = LuaScript.load("redlock_acquire.lua");
+  public static final LuaScript REDLOCK_FENCE = LuaScript.load("redlock_fence.lua");
+  public static final LuaScript REDLOCK_RELEASE = LuaScript.load("redlock_release.lua");
+  public static final LuaScript REDLOCK_NODE = LuaScript.load("redlock_node.lua");
+
+  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT, SERVER_INFO,
+      REDLOCK_ACQUIRE, REDLOCK_FENCE, REDLOCK_RELEASE, REDLOCK_NODE);
 
   private Scripts() {}
 }

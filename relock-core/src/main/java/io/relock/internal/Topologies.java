@@ -159,4 +159,56 @@ public final class Topologies {
     }
     return nodes;
   }
+  /**
+   * The settings of a Redlock client: those given, with the restart delay defaulting to twice the
+   * default lease.
+   *
+   * @throws IllegalArgumentException if the default lease is longer than the restart delay
+   */
+  public static RelockSettings redlockSettings(RelockSettings given) {
+    RelockSettings.Mutable m = given.toMutable();
+    if (m.redlockRestartDelay == null) {
+      m.redlockRestartDelay = given.defaultLease().multipliedBy(2);
+    }
+    if (given.defaultLease().compareTo(m.redlockRestartDelay) > 0) {
+      throw new IllegalArgumentException("defaultLease " + given.defaultLease() + " is longer than redlockRestartDelay "
+          + m.redlockRestartDelay + ": a node that lost its data could rejoin while a lease still runs");
+    }
+    return m.freeze();
+  }
+
+  /** How error messages name a Redlock client's masters (passwords hidden). */
+  public static String describeRedlock(List<String> nodes) {
+    return "redlock " + Uris.redact(nodes.toString());
+  }
+
+  /**
+   * Connects one single-node driver per master, each bounded by the per-node timeout (a quarter of
+   * the command timeout, so that both steps of an acquisition and a give-back fit in one), and
+   * puts the quorum in front of them. Every master must be reachable now.
+   *
+   * @throws io.relock.RelockException naming every master that could not be reached
+   */
+  public static io.relock.spi.RedisDriver connectRedlock(List<String> nodes, RelockSettings settings) {
+    RelockSettings.Mutable perNode = settings.toMutable();
+    perNode.commandTimeout = java.time.Duration.ofNanos(Math.max(1_000_000, settings.commandTimeout().toNanos() / 4));
+    RelockSettings nodeSettings = perNode.freeze();
+    List<RedlockDriver.Node> connected = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
+    for (String uri : nodes) {
+      try {
+        io.relock.spi.RedisDriver d = DriverLoader.connect(io.relock.spi.RedisTarget.single(uri), nodeSettings);
+        String name = Uris.redact(uri);
+        connected.add(new RedlockDriver.Node(name, d, new ScriptRunner(d, nodeSettings.commandTimeout(), name)));
+      } catch (io.relock.RelockException e) {
+        failed.add(Uris.redact(uri) + ": " + Uris.redact(String.valueOf(e.getMessage())));
+      }
+    }
+    if (!failed.isEmpty()) {
+      connected.forEach(n -> n.driver().close());
+      throw new io.relock.RelockException("could not connect to every Redlock master (" + failed.size() + " of "
+          + nodes.size() + " failed): " + String.join("; ", failed));
+    }
+    return new RedlockDriver(connected, settings, settings.redlockRestartDelay());
+  }
 }

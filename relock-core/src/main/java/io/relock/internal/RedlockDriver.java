@@ -1,0 +1,531 @@
+package io.relock.internal;
+
+import io.relock.RelockException;
+import io.relock.spi.RedisDriver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redlock quorum behind the one engine: a {@link RedisDriver} over N independent masters that
+ * answers the engine's scripts ({@code acquire.lua}, {@code release.lua}, {@code renew.lua},
+ * {@code inspect.lua}, {@code force_unlock.lua}) with the answers a single Redis would give, by
+ * running the {@code redlock_*.lua} scripts on every node and counting a majority. The engine's
+ * waiting, re-entrancy, watchdog, loss reports and close stay exactly as on one Redis.
+ *
+ * <p>An acquisition:
+ * <ol>
+ *   <li>asks every node at once ({@code redlock_acquire.lua}, each call bounded by the node
+ *       timeout) to take the lock for the owner, reading each node's fence on the way;
+ *   <li>with a majority granting, picks the fencing token: one above the highest fence read, and
+ *       writes it to every granting node that still has the lock for the owner ({@code
+ *       redlock_fence.lua}). Each node's fence only grows, and it is written while the owner holds
+ *       the lock there, so the next owner's granting majority, which overlaps this one, reads it:
+ *       tokens are ordered across holders without any clock (a max-register over quorums);
+ *   <li>counts only if a majority took the token and the lease left, lease − elapsed − drift, is
+ *       positive; otherwise releases the lock on every node that may have it, and answers "held":
+ *       the engine then waits.
+ * </ol>
+ *
+ * <p>Waiting does not poll. A refused {@code wait} leaves the client's channel on each refusing
+ * node; a node that frees the lock tells every channel left there ({@code free <lock key>}), and
+ * the client's waiter tries again after a random pause of a few milliseconds, so that two clients
+ * woken together rarely split the nodes between them (a split costs both a retry, never safety).
+ * There is no hand-over queue across nodes: with N queues, two waiters could each be granted a
+ * minority and hold up everyone until the claims ran out.
+ *
+ * <p>A node that lost its data (restarted without persistence) is found by its missing marker key
+ * ({@code <prefix>redlock:node}). It is then kept out of every majority for the delayed restart
+ * (longer than any lease, so every hold it forgot has ended or has been reported lost to its
+ * holder), and its fence is first raised to the highest fence of enough of the other nodes that
+ * every token written to a majority before the loss is covered. A node set that is empty
+ * everywhere (first use) is marked at once.
+ *
+ * <p>Errors: a node that fails or does not answer in time counts as not granting; when fewer than a
+ * majority can be used, the call fails (and the engine retries within the caller's wait) with a
+ * message naming each node and why.
+ */
+final class RedlockDriver implements RedisDriver {
+  private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
+
+  private static final LuaScript NODE_ACQUIRE = Scripts.REDLOCK_ACQUIRE;
+  private static final LuaScript NODE_FENCE = Scripts.REDLOCK_FENCE;
+  private static final LuaScript NODE_RELEASE = Scripts.REDLOCK_RELEASE;
+  private static final LuaScript NODE_MARK = Scripts.REDLOCK_NODE;
+
+  /** One master: its URI (passwords hidden) for messages, its driver, and a runner bounded by the node timeout. */
+  record Node(String name, RedisDriver driver, ScriptRunner scripts) {}
+
+  /** What one node answered to one call: a reply, or why not. */
+  private record Answer(Node node, List<Object> reply, Throwable error) {
+    long code() {
+      return reply == null ? Long.MIN_VALUE : (Long) reply.get(0);
+    }
+
+    long n(int i) {
+      return (Long) reply.get(i);
+    }
+  }
+
+  private final List<Node> nodes;
+  private final int majority;
+  private final RelockSettings settings;
+  private final String markerKey;
+  private final String fenceKey;
+  private final long restartDelayMillis;
+  private final Map<String, BiFunction<List<String>, List<String>, CompletableFuture<List<Object>>>> byScript;
+
+  /**
+   * @param nodes the masters, an odd number of at least three
+   * @param restartDelay how long a node that lost its data stays out of every majority
+   */
+  RedlockDriver(List<Node> nodes, RelockSettings settings, Duration restartDelay) {
+    this.nodes = List.copyOf(nodes);
+    this.majority = nodes.size() / 2 + 1;
+    this.settings = settings;
+    this.markerKey = settings.keyPrefix() + "redlock:node";
+    this.fenceKey = settings.keyPrefix() + "redlock:fence";
+    this.restartDelayMillis = restartDelay.toMillis();
+    this.byScript = Map.of(
+        Scripts.ACQUIRE.sha1(), this::acquire,
+        Scripts.RELEASE.sha1(), this::release,
+        Scripts.RENEW.sha1(), this::renew,
+        Scripts.INSPECT.sha1(), (keys, args) -> inspect(keys),
+        Scripts.FORCE_UNLOCK.sha1(), (keys, args) -> forceUnlock(keys),
+        Scripts.SERVER_INFO.sha1(), (keys, args) -> nodes.get(0).scripts().run(Scripts.SERVER_INFO, keys, args, "(server check)"));
+  }
+
+  int majority() {
+    return majority;
+  }
+
+  // ---- the RedisDriver the engine sees ------------------------------------------------------
+
+  @Override
+  public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
+    BiFunction<List<String>, List<String>, CompletableFuture<List<Object>>> script = byScript.get(sha1);
+    if (script == null) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("no Redlock form of script " + sha1));
+    }
+    return script.apply(keys, args);
+  }
+
+  /** Every node runner loads its own scripts; the engine's never reach Redis as they are. */
+  @Override
+  public CompletableFuture<String> scriptLoad(String script) {
+    return CompletableFuture.completedFuture(LuaScript.sha1Hex(script));
+  }
+
+  /**
+   * Subscribes on every node. Succeeds once a majority confirmed: a node that is down now
+   * subscribes when its driver reconnects, and until then its frees are not heard (waiters then
+   * try again when a majority's leases would have run out, or at their recheck interval).
+   */
+  @Override
+  public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
+    List<CompletableFuture<Void>> each = new ArrayList<>();
+    for (Node n : nodes) {
+      each.add(n.driver().subscribe(channel, listener));
+    }
+    CompletableFuture<Void> enough = new CompletableFuture<>();
+    int[] ok = new int[1];
+    int[] failed = new int[1];
+    for (CompletableFuture<Void> f : each) {
+      f.whenComplete((v, e) -> {
+        synchronized (ok) {
+          if (e == null && ++ok[0] == majority) {
+            enough.complete(null);
+          } else if (e != null && ++failed[0] == nodes.size() - majority + 1) {
+            enough.completeExceptionally(e);
+          }
+        }
+      });
+    }
+    return enough;
+  }
+
+  @Override
+  public void onReconnect(Runnable listener) {
+    for (Node n : nodes) {
+      n.driver().onReconnect(listener);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Node n : nodes) {
+      try {
+        n.driver().close();
+      } catch (RuntimeException e) {
+        log.debug("closing Redlock node {} failed", n.name(), e);
+      }
+    }
+  }
+
+  // ---- acquire.lua ----------------------------------------------------------------------------
+
+  /** See acquire.lua for the arguments and the replies the engine expects. */
+  private CompletableFuture<List<Object>> acquire(List<String> keys, List<String> args) {
+    String owner = args.get(0);
+    long lease = Long.parseLong(args.get(1));
+    String mode = args.get(2);
+    return switch (mode) {
+      case "reenter" -> reenter(keys, owner, args.get(1));
+      case "abandon" -> releaseEverywhere(keys, owner).thenApply(v -> List.<Object>of(-1L, 0L, 0L));
+      case "try", "giveup" -> attempt(keys, owner, lease, "take", args, mode, true);
+      default -> attempt(keys, owner, lease, "wait", args, mode, true); // wait, recheck
+    };
+  }
+
+  private CompletableFuture<List<Object>> reenter(List<String> keys, String owner, String lease) {
+    return onEveryNode(n -> runAcquire(n, keys, owner, lease, "reenter", "1", ""), keys).thenApply(answers -> {
+      long count = 0;
+      int ok = 0;
+      for (Answer a : answers) {
+        if (a.code() == 2) {
+          ok++;
+          count = Math.max(count, a.n(1));
+        }
+      }
+      if (ok >= majority) {
+        return List.<Object>of(2L, 0L, count);
+      }
+      requireMajorityAnswered(answers, keys, ok);
+      return List.<Object>of(-2L, 0L, 0L);
+    });
+  }
+
+  private CompletableFuture<List<Object>> attempt(List<String> keys, String owner, long lease, String nodeMode,
+      List<String> args, String mode, boolean mayMark) {
+    long started = System.nanoTime();
+    String leaseArg = Long.toString(lease);
+    return onEveryNode(n -> runAcquire(n, keys, owner, leaseArg, nodeMode, args.get(3), args.get(4)), keys)
+        .thenCompose(answers -> {
+          List<Answer> unmarked = answers.stream().filter(a -> a.code() == -9).toList();
+          if (!unmarked.isEmpty() && mayMark) {
+            return mark(unmarked, answers).thenCompose(marked -> marked
+                ? attempt(keys, owner, lease, nodeMode, args, mode, false)
+                : decide(keys, owner, lease, mode, started, answers));
+          }
+          return decide(keys, owner, lease, mode, started, answers);
+        });
+  }
+
+  private CompletableFuture<List<Object>> decide(List<String> keys, String owner, long lease, String mode,
+      long started, List<Answer> answers) {
+    List<Node> granted = new ArrayList<>();
+    long highestFence = 0;
+    for (Answer a : answers) {
+      long code = a.code();
+      if (code == 1 || code == 3) {
+        granted.add(a.node());
+      }
+      if (code == 1 || code == 3 || code == 0) {
+        highestFence = Math.max(highestFence, a.n(1));
+      }
+    }
+    if (granted.size() < majority) {
+      return giveBack(keys, owner, answers, granted).thenApply(v -> refused(mode, answers, granted.size(), keys));
+    }
+    long chosen = highestFence + 1;
+    String token = Long.toString(chosen);
+    List<CompletableFuture<Answer>> writes = new ArrayList<>();
+    for (Node n : granted) {
+      writes.add(answer(n, n.scripts().run(NODE_FENCE, List.of(keys.get(0), fenceKey), List.of(owner, token),
+          keys.get(0))));
+    }
+    return all(writes).thenCompose(written -> {
+      long fenced = written.stream().filter(a -> a.reply() != null && a.n(0) == 1).count();
+      long elapsed = System.nanoTime() - started;
+      long drift = settings.driftFor(Duration.ofMillis(lease)).toNanos();
+      long left = Duration.ofMillis(lease).toNanos() - elapsed - drift;
+      if (fenced >= majority && left > 0) {
+        return CompletableFuture.completedFuture(List.<Object>of(1L, chosen, 1L));
+      }
+      return giveBack(keys, owner, answers, granted).thenApply(v -> refused(mode, answers, (int) fenced, keys));
+    });
+  }
+
+  /** The engine's answer for an attempt that did not get a majority (see acquire.lua). */
+  private List<Object> refused(String mode, List<Answer> answers, int granted, List<String> keys) {
+    requireMajorityAnswered(answers, keys, granted);
+    if ("giveup".equals(mode)) {
+      return List.of(-1L, 0L, 0L);
+    }
+    long pttl = majorityFreeInMillis(answers);
+    return "try".equals(mode) ? List.of(0L, 0L, pttl) : List.of(0L, 0L, pttl, 0L);
+  }
+
+  /**
+   * When a majority could next be free, as far as the answers tell: the majority-th soonest of the
+   * nodes' remaining holds (a node that granted, or is free, counts as free now). A split vote
+   * (free everywhere, yet no majority) comes back as a few random milliseconds.
+   */
+  private long majorityFreeInMillis(List<Answer> answers) {
+    List<Long> freeIn = new ArrayList<>();
+    for (Answer a : answers) {
+      long code = a.code();
+      if (code == 0) {
+        long pttl = a.n(2);
+        freeIn.add(pttl < 0 ? Long.MAX_VALUE : pttl);
+      } else if (code == 1 || code == 3) {
+        freeIn.add(0L);
+      } else {
+        freeIn.add(Long.MAX_VALUE);
+      }
+    }
+    Collections.sort(freeIn);
+    long at = freeIn.get(majority - 1);
+    if (at == Long.MAX_VALUE) {
+      return -1; // unknown: the engine re-checks at its interval, or when a node frees the lock
+    }
+    return at == 0 ? 1 + ThreadLocalRandom.current().nextInt(4) : at;
+  }
+
+  /**
+   * Fails (so that the engine tries again within the caller's wait) when fewer than a majority of
+   * nodes could take part: the message names every node that could not, and why.
+   */
+  private void requireMajorityAnswered(List<Answer> answers, List<String> keys, int granted) {
+    int usable = 0;
+    List<String> why = new ArrayList<>();
+    for (Answer a : answers) {
+      long code = a.code();
+      if (a.error() != null) {
+        why.add(a.node().name() + ": " + message(a.error()));
+      } else if (code == -8) {
+        why.add(a.node().name() + ": in its delayed restart for " + a.n(2) + " ms more (it lost its data)");
+      } else if (code == -9) {
+        why.add(a.node().name() + ": no relock marker (never used, or lost its data); kept out until enough"
+            + " other nodes answer to mark it");
+      } else {
+        usable++;
+      }
+    }
+    if (usable < majority) {
+      throw new RedlockUnavailableException("only " + usable + " of " + nodes.size() + " Redlock nodes could take part"
+          + " (a majority is " + majority + ") for " + keys.get(0) + ": " + String.join("; ", why));
+    }
+  }
+
+  /** What went wrong at the bottom (the node runner's message already names the node and lock). */
+  private static String message(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return Uris.redact(t instanceof java.util.concurrent.TimeoutException ? "no answer in time" : String.valueOf(t.getMessage()));
+  }
+
+  /** Releases the lock for {@code owner} on every node that may have it: granted, or unknown. */
+  private CompletableFuture<Void> giveBack(List<String> keys, String owner, List<Answer> answers, List<Node> granted) {
+    List<CompletableFuture<Answer>> releases = new ArrayList<>();
+    for (Answer a : answers) {
+      if (granted.contains(a.node()) || a.error() != null) {
+        releases.add(runRelease(a.node(), keys, owner, "1", "0"));
+      }
+    }
+    return all(releases).thenApply(v -> null);
+  }
+
+  private CompletableFuture<Void> releaseEverywhere(List<String> keys, String owner) {
+    return onEveryNode(n -> runRelease(n, keys, owner, "1", "0"), keys).thenApply(answers -> {
+      long gotThrough = answers.stream().filter(a -> a.error() == null).count();
+      if (gotThrough < nodes.size()) {
+        // A node not reached may still hold it for this owner: let the engine try again.
+        throw new RedlockUnavailableException("could not reach every Redlock node to withdraw " + keys.get(0) + ": "
+            + String.join("; ", answers.stream().filter(a -> a.error() != null)
+                .map(a -> a.node().name() + ": " + message(a.error())).toList()));
+      }
+      return null;
+    });
+  }
+
+  // ---- node markers: first use, and nodes that lost their data ------------------------------
+
+  /**
+   * Marks nodes that have no marker. If every node answered without one, this is a first use:
+   * all are marked at once. Otherwise the unmarked nodes lost their data: each gets the delayed
+   * restart and a fence floor, provided enough marked nodes answered to cover every token
+   * written to a majority before (more than N − majority of them). Completes with whether a node
+   * became usable at once (so the attempt is worth repeating).
+   */
+  private CompletableFuture<Boolean> mark(List<Answer> unmarked, List<Answer> answers) {
+    if (unmarked.size() == nodes.size()) {
+      List<CompletableFuture<Answer>> inits = new ArrayList<>();
+      for (Answer a : unmarked) {
+        inits.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
+            List.of("init", "0", "0"), "(Redlock node marker)")));
+      }
+      return all(inits).thenApply(done -> true);
+    }
+    long marked = answers.stream().filter(a -> a.reply() != null && a.code() != -9).count();
+    if (marked < nodes.size() - majority + 1) {
+      return CompletableFuture.completedFuture(false); // cannot cover its fence yet: keep it out
+    }
+    List<CompletableFuture<Answer>> reads = new ArrayList<>();
+    for (Answer a : answers) {
+      if (a.reply() != null && a.code() != -9) {
+        reads.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
+            List.of("read", "0", "0"), "(Redlock fence)")));
+      }
+    }
+    return all(reads).thenCompose(fences -> {
+      long floor = 0;
+      long read = 0;
+      for (Answer f : fences) {
+        if (f.reply() != null) {
+          read++;
+          floor = Math.max(floor, f.n(0));
+        }
+      }
+      if (read < nodes.size() - majority + 1) {
+        return CompletableFuture.completedFuture(false);
+      }
+      List<CompletableFuture<Answer>> recoveries = new ArrayList<>();
+      for (Answer a : unmarked) {
+        log.warn("Redlock node {} lost its data: it takes part again in {} ms (delayed restart), fence floor {}",
+            a.node().name(), restartDelayMillis, floor);
+        recoveries.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
+            List.of("recover", Long.toString(floor), Long.toString(restartDelayMillis)), "(Redlock node marker)")));
+      }
+      return all(recoveries).thenApply(done -> restartDelayMillis == 0);
+    });
+  }
+
+  // ---- release.lua, renew.lua, inspect.lua, force_unlock.lua --------------------------------
+
+  /** See release.lua: ARGV owner, retention, all, successor (ignored: no hand-over here), ahead. */
+  private CompletableFuture<List<Object>> release(List<String> keys, List<String> args) {
+    String owner = args.get(0);
+    String all = args.get(2);
+    return onEveryNode(n -> runRelease(n, keys, owner, all, "0"), keys).thenApply(answers -> {
+      int released = 0;
+      int unknown = 0;
+      boolean other = false;
+      long count = 0;
+      for (Answer a : answers) {
+        if (a.error() != null) {
+          unknown++;
+        } else if (a.code() == 1 || a.code() == 2) {
+          released++;
+          count = Math.max(count, a.code() == 1 ? a.n(1) : 0);
+        } else if (a.code() == 0) {
+          other = true;
+        }
+      }
+      if (released >= majority) {
+        return "1".equals(all) ? List.<Object>of(2L, 0L) : List.<Object>of(1L, Math.max(1, count));
+      }
+      if (released + unknown >= majority) {
+        throw new RedlockUnavailableException("could not release " + keys.get(0) + " on a majority of Redlock nodes: "
+            + String.join("; ", answers.stream().filter(a -> a.error() != null)
+                .map(a -> a.node().name() + ": " + message(a.error())).toList()));
+      }
+      return List.<Object>of(other ? 0L : -1L, 0L); // lost on a majority
+    });
+  }
+
+  /** See renew.lua: a lock counts as renewed when a majority renewed it. */
+  private CompletableFuture<List<Object>> renew(List<String> keys, List<String> args) {
+    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.RENEW, keys, args, keys.size() + " locks")), keys)
+        .thenApply(answers -> {
+          List<Object> merged = new ArrayList<>(keys.size());
+          for (int i = 0; i < keys.size(); i++) {
+            int renewed = 0;
+            int unknown = 0;
+            for (Answer a : answers) {
+              if (a.error() != null) {
+                unknown++;
+              } else if (a.n(i) == 1) {
+                renewed++;
+              }
+            }
+            if (renewed < majority && renewed + unknown >= majority) {
+              throw new RedlockUnavailableException("could not renew " + keys.get(i) + " on a majority of Redlock nodes");
+            }
+            merged.add(renewed >= majority ? 1L : 0L);
+          }
+          return merged;
+        });
+  }
+
+  /** See inspect.lua; the owner is the one a majority names, else none. */
+  private CompletableFuture<List<Object>> inspect(List<String> keys) {
+    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.INSPECT, keys.subList(0, 3), List.of(), keys.get(0))), keys)
+        .thenApply(answers -> {
+          for (Answer a : answers) {
+            if (a.reply() == null || "".equals(a.reply().get(0))) {
+              continue;
+            }
+            long same = answers.stream().filter(b -> b.reply() != null && a.reply().get(0).equals(b.reply().get(0))).count();
+            if (same >= majority) {
+              return a.reply();
+            }
+          }
+          requireMajorityAnswered(answers, keys, 0);
+          return List.<Object>of("", 0L, 0L, -2L, 0L, 0L);
+        });
+  }
+
+  /** See force_unlock.lua: frees the lock on every node, telling its waiters. */
+  private CompletableFuture<List<Object>> forceUnlock(List<String> keys) {
+    return onEveryNode(n -> runRelease(n, keys, "", "1", "1"), keys).thenApply(answers -> {
+      requireMajorityAnswered(answers, keys, 0);
+      long held = answers.stream().filter(a -> a.reply() != null && a.n(1) == 1).count();
+      return List.<Object>of(held > 0 ? 1L : 0L, 0L);
+    });
+  }
+
+  // ---- plumbing -------------------------------------------------------------------------------
+
+  private CompletableFuture<Answer> runAcquire(Node n, List<String> keys, String owner, String lease, String mode,
+      String entryMillis, String channel) {
+    return answer(n, n.scripts().run(NODE_ACQUIRE, List.of(keys.get(0), keys.get(2), markerKey, fenceKey),
+        List.of(owner, lease, mode, entryMillis, channel), keys.get(0)));
+  }
+
+  private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force) {
+    return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), keys.get(2)), List.of(owner, all, force),
+        keys.get(0)));
+  }
+
+  private static CompletableFuture<Answer> answer(Node n, CompletableFuture<List<Object>> call) {
+    return call.handle((reply, error) -> new Answer(n, error == null ? reply : null, error));
+  }
+
+  private CompletableFuture<List<Answer>> onEveryNode(java.util.function.Function<Node, CompletableFuture<Answer>> call,
+      List<String> keys) {
+    List<CompletableFuture<Answer>> each = new ArrayList<>(nodes.size());
+    for (Node n : nodes) {
+      try {
+        each.add(call.apply(n));
+      } catch (RuntimeException e) {
+        each.add(CompletableFuture.completedFuture(new Answer(n, null, e)));
+      }
+    }
+    return all(each);
+  }
+
+  private static CompletableFuture<List<Answer>> all(List<CompletableFuture<Answer>> each) {
+    return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
+        .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** Fewer than a majority of nodes could take part; transient: the engine tries again within its wait. */
+  static final class RedlockUnavailableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RedlockUnavailableException(String message) {
+      super(message);
+    }
+  }
+}

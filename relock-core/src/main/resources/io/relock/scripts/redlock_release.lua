@@ -1,0 +1,36 @@
+-- redlock_release.lua: one Redlock node's part of a release (see RedlockDriver).
+--
+-- KEYS[1] lock hash, KEYS[2] the set of client channels to tell (see redlock_acquire.lua)
+-- ARGV[1] owner id of the caller
+-- ARGV[2] '1' to release every hold, '0' to drop one of several (never below 1)
+-- ARGV[3] '1' to free the lock whoever holds it (force unlock), else '0'
+--
+-- Returns {code, n}:
+--   { 1, count} one of several holds dropped; count is what this node still counts
+--   { 2, held}  freed (held: 1 if an owner held it); every channel in KEYS[2] is told
+--               "free <lock key>", and the set is emptied
+--   { 0, 0}     held by another owner: not touched
+--   {-1, 0}     nobody holds it here
+
+local holder = redis.call('HGET', KEYS[1], 'o')
+if ARGV[3] ~= '1' then
+  if not holder then
+    return {-1, 0}
+  end
+  if holder ~= ARGV[1] then
+    return {0, 0}
+  end
+  if ARGV[2] ~= '1' then
+    local count = tonumber(redis.call('HGET', KEYS[1], 'c'))
+    if count > 1 then
+      count = redis.call('HINCRBY', KEYS[1], 'c', -1)
+    end
+    return {1, count}
+  end
+end
+local held = redis.call('DEL', KEYS[1])
+for _, channel in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  redis.call('PUBLISH', channel, 'free ' .. KEYS[1])
+end
+redis.call('DEL', KEYS[2])
+return {2, held}

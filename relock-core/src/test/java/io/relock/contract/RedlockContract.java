@@ -1,0 +1,263 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.relock.DistributedLock;
+import io.relock.LockLease;
+import io.relock.Relock;
+import io.relock.RelockException;
+import io.relock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Redlock over three independent masters started by the test kit, through the driver on the
+ * module's class path: majorities, fencing tokens ordered across holders (a max-register over
+ * the granting majorities, whatever each node's own fence says), a node that lost its data kept
+ * out by the delayed restart, waiting woken by releases rather than polling, and errors that
+ * name the nodes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class RedlockContract {
+  private static final Duration PATIENCE = Duration.ofSeconds(20);
+  private static final String FENCE = "relock:redlock:fence";
+  private static final String MARKER = "relock:redlock:node";
+
+  private final List<RedisServer> nodes = new ArrayList<>();
+  private final List<Relock> clients = new ArrayList<>();
+
+  @BeforeAll
+  void startMasters() {
+    for (int i = 0; i < 3; i++) {
+      nodes.add(RedisServer.start());
+    }
+  }
+
+  @AfterAll
+  void stopMasters() {
+    nodes.forEach(RedisServer::close);
+  }
+
+  @BeforeEach
+  void cleanSlate() {
+    for (RedisServer n : nodes) {
+      if (!n.isRunning()) {
+        n.restart();
+      }
+      n.execute("FLUSHALL");
+      n.execute("CONFIG", "RESETSTAT");
+    }
+  }
+
+  @AfterEach
+  void closeClients() {
+    clients.forEach(Relock::close);
+    clients.clear();
+  }
+
+  private Relock client(UnaryOperator<Relock.Builder> custom) {
+    Relock c = custom.apply(Relock.builder().redlock(uris()).commandTimeout(Duration.ofSeconds(1))).build();
+    clients.add(c);
+    return c;
+  }
+
+  private String[] uris() {
+    return nodes.stream().map(RedisServer::uri).toArray(String[]::new);
+  }
+
+  private static String lockKey(String name) {
+    return "relock:{" + name + "}";
+  }
+
+  private static long fence(RedisServer node) {
+    Object v = node.execute("GET", FENCE);
+    return v == null ? 0 : Long.parseLong((String) v);
+  }
+
+  private static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+  }
+
+  @Test
+  void acquisition_holdsTheLockOnEveryNode_withTheTokenWrittenToEach_andReleaseFreesThemAll() {
+    Relock relock = client(b -> b);
+    try (LockLease lease = relock.lock("orders").acquire(Duration.ZERO)) {
+      for (RedisServer n : nodes) {
+        assertThat(n.execute("HGET", lockKey("orders"), "t")).as(n.uri()).isEqualTo(Long.toString(lease.fencingToken()));
+        assertThat(fence(n)).as("fence of " + n.uri()).isEqualTo(lease.fencingToken());
+      }
+      assertThat(relock.lock("orders").isLocked()).isTrue();
+    }
+    for (RedisServer n : nodes) {
+      assertThat(n.execute("EXISTS", lockKey("orders"))).as(n.uri()).isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void aLockHeldOnAMajority_isRefusedToOthers_evenIfOneNodeIsFree() {
+    Relock holder = client(b -> b);
+    Relock other = client(b -> b);
+    try (LockLease lease = holder.lock("stock").acquire(Duration.ZERO)) {
+      nodes.get(0).execute("DEL", lockKey("stock")); // one node forgot the hold; two still have it
+      assertThat(other.lock("stock").tryAcquire(Duration.ZERO)).isEmpty();
+      assertThat(nodes.get(0).execute("EXISTS", lockKey("stock"))).as("the minority grant given back").isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void tokens_increaseAcrossHolders_whateverOneNodesFenceSays() {
+    Relock a = client(b -> b);
+    Relock b = client(c -> c);
+    long last = 0;
+    for (int i = 0; i < 4; i++) {
+      try (LockLease lease = (i % 2 == 0 ? a : b).lock("ledger").acquire(Duration.ZERO)) {
+        assertThat(lease.fencingToken()).isGreaterThan(last);
+        last = lease.fencingToken();
+      }
+    }
+    // One node far ahead: the max over the majority follows it.
+    nodes.get(1).execute("SET", FENCE, Long.toString(last + 1_000_000_000L));
+    try (LockLease lease = a.lock("ledger").acquire(Duration.ZERO)) {
+      assertThat(lease.fencingToken()).isGreaterThan(last + 1_000_000_000L);
+      last = lease.fencingToken();
+    }
+    // One node far behind, and another node unreachable: the granting majority still includes a
+    // node that saw the last token.
+    nodes.get(0).execute("SET", FENCE, "1");
+    nodes.get(2).kill();
+    try (LockLease lease = b.lock("ledger").acquire(PATIENCE)) {
+      assertThat(lease.fencingToken()).isGreaterThan(last);
+    }
+  }
+
+  @Test
+  void aNodeRestartedWithoutData_isKeptOut_soASecondHolderCannotGetIn() {
+    Relock holder = client(b -> b.defaultLease(Duration.ofSeconds(30)));
+    Relock other = client(b -> b.defaultLease(Duration.ofSeconds(30)));
+    // The holder gets nodes 0 and 1 only: node 2 is held by someone else for a moment.
+    nodes.get(2).execute("HSET", lockKey("ship"), "o", "someone-else", "c", "1", "t", "1");
+    nodes.get(2).execute("PEXPIRE", lockKey("ship"), "60000");
+    LockLease held = holder.lock("ship").acquire(Duration.ZERO);
+    assertThat(nodes.get(2).execute("HGET", lockKey("ship"), "o")).isEqualTo("someone-else");
+    nodes.get(2).execute("DEL", lockKey("ship"));
+    long tokenBefore = held.fencingToken();
+
+    nodes.get(0).restart(); // no persistence: node 0 forgot the hold, its fence and its marker
+
+    // Without the delayed restart, nodes 0 and 2 would now form a majority for another owner.
+    // Every attempt is refused, while the client reconnects to node 0 and finds it without data.
+    await("node 0 is in its delayed restart", () -> {
+      assertThat(other.lock("ship").tryAcquire(Duration.ZERO)).isEmpty();
+      return nodes.get(0).execute("HGET", MARKER, "until") != null;
+    });
+    assertThat(fence(nodes.get(0))).as("node 0's fence floor covers the last token").isGreaterThanOrEqualTo(tokenBefore);
+    // The holder itself may have learned by now that only one node still has its hold (a renewal
+    // after its reconnect to node 0): then closing reports the loss, and still frees node 1.
+    try {
+      held.close();
+    } catch (io.relock.LockLostException reported) {
+      assertThat(held.isValid()).isFalse();
+    }
+    try (LockLease next = other.lock("ship").acquire(PATIENCE)) {
+      assertThat(next.fencingToken()).isGreaterThan(tokenBefore);
+      assertThat(nodes.get(0).execute("EXISTS", lockKey("ship"))).as("node 0 takes no part yet").isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void aWaiter_isWokenByTheRelease_notByPolling() throws Exception {
+    Relock holder = client(b -> b);
+    Relock waiter = client(b -> b.recheckInterval(Duration.ofSeconds(60)));
+    LockLease held = holder.lock("queue").acquire(Duration.ZERO); // 30 s lease: only a wake-up is sooner
+    nodes.forEach(n -> n.execute("CONFIG", "RESETSTAT"));
+    CompletableFuture<LockLease> waiting = waiter.lock("queue").acquireAsync(Duration.ofSeconds(60));
+    await("the waiter is registered on every node", () -> nodes.stream()
+        .allMatch(n -> (Long) n.execute("SCARD", lockKey("queue") + ":q") == 1L));
+    held.close();
+    try (LockLease lease = waiting.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+      assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+    }
+    for (RedisServer n : nodes) {
+      assertThat(scriptCalls(n)).as("scripts run on " + n.uri() + ": the wait, the release, the woken retry,"
+          + " its fence, its release").isEqualTo(5);
+    }
+  }
+
+  @Test
+  void fewerThanAMajorityReachable_failsWithinTheWait_namingTheNodes() {
+    Relock relock = client(b -> b);
+    relock.lock("down").acquire(Duration.ZERO).close(); // first use: every node gets its marker
+    nodes.get(0).kill();
+    nodes.get(1).kill();
+    assertThatThrownBy(() -> relock.lock("down").acquire(Duration.ofMillis(300)))
+        .isInstanceOf(RelockException.class)
+        .hasMessageContaining("only 1 of 3 Redlock nodes")
+        .hasMessageContaining(nodes.get(0).uri())
+        .hasMessageContaining(nodes.get(1).uri());
+    assertThat(nodes.get(2).execute("EXISTS", lockKey("down"))).as("the minority grant given back").isEqualTo(0L);
+  }
+
+  @Test
+  void theWatchdog_renewsOnAMajority_andReportsTheLossWhenAMajorityIsGone() {
+    Relock relock = client(b -> b.defaultLease(Duration.ofSeconds(1)).redlockRestartDelay(Duration.ofSeconds(2)));
+    DistributedLock lock = relock.lock("renewed");
+    LockLease lease = lock.acquire(Duration.ZERO);
+    // The acquisition's PEXPIRE, then the watchdog's, on every node; past the first lease's end.
+    await("renewed twice", () -> renewals(nodes.get(0)) >= 3 && renewals(nodes.get(2)) >= 3);
+    assertThat(lease.isValid()).isTrue();
+    nodes.get(0).execute("DEL", lockKey("renewed"));
+    nodes.get(1).execute("DEL", lockKey("renewed"));
+    await("the loss is reported", () -> !lease.isValid());
+    assertThatThrownBy(lease::close).isInstanceOf(io.relock.LockLostException.class);
+  }
+
+  @Test
+  void aFixedLeaseLongerThanTheRestartDelay_isRefusedUpFront() {
+    Relock relock = client(b -> b.defaultLease(Duration.ofSeconds(5)).redlockRestartDelay(Duration.ofSeconds(10)));
+    assertThatThrownBy(() -> relock.lock("long").acquire(Duration.ZERO, Duration.ofSeconds(11)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("PT11S").hasMessageContaining("restart delay PT10S");
+    Optional<LockLease> fits = relock.lock("long").tryAcquire(Duration.ZERO);
+    assertThat(fits).isPresent();
+    fits.get().close();
+  }
+
+  private static long scriptCalls(RedisServer n) {
+    return commandCalls(n, "evalsha") + commandCalls(n, "eval");
+  }
+
+  /** Calls of renew.lua's SHA are not told apart by INFO; PEXPIRE inside scripts counts renewals and grants. */
+  private static long renewals(RedisServer n) {
+    return commandCalls(n, "pexpire");
+  }
+
+  private static long commandCalls(RedisServer n, String command) {
+    String stats = (String) n.execute("INFO", "commandstats");
+    for (String line : stats.split("\r?\n")) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        String v = line.substring(("cmdstat_" + command + ":calls=").length());
+        return Long.parseLong(v.substring(0, v.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+}

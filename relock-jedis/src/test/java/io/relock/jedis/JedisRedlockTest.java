@@ -1,0 +1,5 @@
+package io.relock.jedis;
+
+import io.relock.contract.RedlockContract;
+
+class JedisRedlockTest extends RedlockContract {}
