@@ -7,6 +7,7 @@ import io.relock.DistributedLock;
 import io.relock.LockLease;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.testkit.RedisMasterGroup;
 import io.relock.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,19 +37,19 @@ public abstract class RedlockContract {
   private static final String FENCE = "relock:redlock:fence";
   private static final String MARKER = "relock:redlock:node";
 
-  private final List<RedisServer> nodes = new ArrayList<>();
+  private RedisMasterGroup masters;
+  private List<RedisServer> nodes;
   private final List<Relock> clients = new ArrayList<>();
 
   @BeforeAll
   void startMasters() {
-    for (int i = 0; i < 3; i++) {
-      nodes.add(RedisServer.start());
-    }
+    masters = RedisMasterGroup.start(3);
+    nodes = masters.masters();
   }
 
   @AfterAll
   void stopMasters() {
-    nodes.forEach(RedisServer::close);
+    masters.close();
   }
 
   @BeforeEach
@@ -75,7 +76,7 @@ public abstract class RedlockContract {
   }
 
   private String[] uris() {
-    return nodes.stream().map(RedisServer::uri).toArray(String[]::new);
+    return masters.uris();
   }
 
   private static String lockKey(String name) {
@@ -161,7 +162,7 @@ public abstract class RedlockContract {
     nodes.get(2).execute("DEL", lockKey("ship"));
     long tokenBefore = held.fencingToken();
 
-    nodes.get(0).restart(); // no persistence: node 0 forgot the hold, its fence and its marker
+    nodes.get(0).restartWithoutData(); // node 0 forgot the hold, its fence and its marker
 
     // Without the delayed restart, nodes 0 and 2 would now form a majority for another owner.
     // Every attempt is refused, while the client reconnects to node 0 and finds it without data.

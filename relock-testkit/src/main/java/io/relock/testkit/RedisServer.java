@@ -416,9 +416,21 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the server does not come back (message includes the log tail)
      */
     public synchronized void restart() {
+        restart(!settings.persistence());
+    }
+
+    /**
+     * Like {@link #restart()}, but always without the data: the data directory is emptied first,
+     * persistence or not, as after losing a disk or a host.
+     */
+    public synchronized void restartWithoutData() {
+        restart(true);
+    }
+
+    private void restart(boolean withoutData) {
         requireOpen();
         stop();
-        if (!settings.persistence()) {
+        if (withoutData) {
             deleteDataFiles();
         }
         long deadline = System.nanoTime() + STARTUP_DEADLINE.toNanos();
