@@ -493,15 +493,18 @@ final class Acquisition {
 
   /**
    * A Redlock node freed the lock (Redlock has no hand-over): if waiting in Redis, try again after
-   * a random pause of up to {@link #FREED_JITTER_NANOS}, so that clients woken by the same release
-   * seldom split the nodes between them.
+   * a pause of 1 ms (the release is still under way on the other nodes) plus a random part of up
+   * to {@link #FREED_JITTER_NANOS}, so that clients woken by the same release seldom split the
+   * nodes between them. The first node's message sets the time; later ones do not postpone it.
    */
   void freed() {
-    if (waitsForGrant()) {
-      timer.after(java.util.concurrent.ThreadLocalRandom.current().nextLong(FREED_JITTER_NANOS), this::recheck);
+    if (waitsForGrant() && !timer.isArmedSoonerThan(FREED_PAUSE_NANOS + FREED_JITTER_NANOS)) {
+      long pause = FREED_PAUSE_NANOS + java.util.concurrent.ThreadLocalRandom.current().nextLong(FREED_JITTER_NANOS);
+      timer.after(pause, this::recheck);
     }
   }
 
+  private static final long FREED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long FREED_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(3);
 
   /** The connection came back: re-check or retry now rather than at the next timer. */

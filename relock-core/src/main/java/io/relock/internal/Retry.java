@@ -18,6 +18,8 @@ final class Retry {
   private int generation;
   private Runnable armed;
   private ScheduledFuture<?> timer;
+  /** When the armed action fires (System.nanoTime()), if one is armed. */
+  private long firesAt;
   private int failures;
 
   Retry(LockEngine engine, LockState state) {
@@ -30,7 +32,13 @@ final class Retry {
     cancel();
     int mine = generation;
     armed = action;
+    firesAt = System.nanoTime() + Math.max(0, delayNanos);
     timer = engine.schedule(Math.max(0, delayNanos), () -> state.post(() -> fire(mine)));
+  }
+
+  /** Whether an action is armed to fire within {@code nanos} from now. */
+  boolean isArmedSoonerThan(long nanos) {
+    return armed != null && firesAt - System.nanoTime() <= nanos;
   }
 
   /** Runs the armed action now, if there is one. */

@@ -185,9 +185,11 @@ public final class Topologies {
   /**
    * Connects one single-node driver per master, each bounded by the per-node timeout (a quarter of
    * the command timeout, so that both steps of an acquisition and a give-back fit in one), and
-   * puts the quorum in front of them. Every master must be reachable now.
+   * puts the quorum in front of them. A master that cannot be reached now is tried again every
+   * second in the background (see {@link LateDriver}); a majority must be reachable now.
    *
-   * @throws io.relock.RelockException naming every master that could not be reached
+   * @throws io.relock.RelockException naming every master that could not be reached, if they are
+   *     more than a minority
    */
   public static io.relock.spi.RedisDriver connectRedlock(List<String> nodes, RelockSettings settings) {
     RelockSettings.Mutable perNode = settings.toMutable();
@@ -196,18 +198,23 @@ public final class Topologies {
     List<RedlockDriver.Node> connected = new ArrayList<>();
     List<String> failed = new ArrayList<>();
     for (String uri : nodes) {
+      String name = Uris.redact(uri);
+      java.util.function.Supplier<io.relock.spi.RedisDriver> connect =
+          () -> DriverLoader.connect(io.relock.spi.RedisTarget.single(uri), nodeSettings);
+      io.relock.spi.RedisDriver d;
       try {
-        io.relock.spi.RedisDriver d = DriverLoader.connect(io.relock.spi.RedisTarget.single(uri), nodeSettings);
-        String name = Uris.redact(uri);
-        connected.add(new RedlockDriver.Node(name, d, new ScriptRunner(d, nodeSettings.commandTimeout(), name)));
+        d = connect.get();
       } catch (io.relock.RelockException e) {
-        failed.add(Uris.redact(uri) + ": " + Uris.redact(String.valueOf(e.getMessage())));
+        String why = Uris.redact(String.valueOf(e.getMessage()));
+        failed.add(name + ": " + why);
+        d = new LateDriver(name, connect, why);
       }
+      connected.add(new RedlockDriver.Node(name, d, new ScriptRunner(d, nodeSettings.commandTimeout(), name)));
     }
-    if (!failed.isEmpty()) {
+    if (failed.size() > nodes.size() / 2) {
       connected.forEach(n -> n.driver().close());
-      throw new io.relock.RelockException("could not connect to every Redlock master (" + failed.size() + " of "
-          + nodes.size() + " failed): " + String.join("; ", failed));
+      throw new io.relock.RelockException("could not connect to a majority of the Redlock masters (" + failed.size()
+          + " of " + nodes.size() + " failed): " + String.join("; ", failed));
     }
     return new RedlockDriver(connected, settings, settings.redlockRestartDelay());
   }

@@ -198,8 +198,10 @@ public abstract class RedlockContract {
       assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
     }
     for (RedisServer n : nodes) {
-      assertThat(scriptCalls(n)).as("scripts run on " + n.uri() + ": the wait, the release, the woken retry,"
-          + " its fence, its release").isEqualTo(5);
+      // The wait, the release, the woken retry, its fence, its own release: 5. A retry woken by the
+      // first master's message may still find the others held (their releases are under way): it
+      // gives back and is woken again, at most once per master's message.
+      assertThat(scriptCalls(n)).as("scripts run on " + n.uri()).isBetween(5L, 9L);
     }
   }
 
@@ -215,6 +217,39 @@ public abstract class RedlockContract {
         .hasMessageContaining(nodes.get(0).uri())
         .hasMessageContaining(nodes.get(1).uri());
     assertThat(nodes.get(2).execute("EXISTS", lockKey("down"))).as("the minority grant given back").isEqualTo(0L);
+  }
+
+  @Test
+  void aMasterUnreachableWhenTheClientIsBuilt_joinsWhenReachable_andAMajorityUnreachableFailsTheBuild() {
+    client(b -> b).lock("late").acquire(Duration.ZERO).close(); // first use marks every master
+    masters.proxy(0).cut();
+    Relock relock = proxiedClient();
+    try (LockLease lease = relock.lock("late").acquire(PATIENCE)) {
+      assertThat(nodes.get(1).execute("HGET", lockKey("late"), "t")).isEqualTo(Long.toString(lease.fencingToken()));
+    }
+    masters.proxy(0).restore();
+    await("master 0 takes part once it is reachable", () -> {
+      try (LockLease lease = relock.lock("late").acquire(PATIENCE)) {
+        return Long.toString(lease.fencingToken()).equals(nodes.get(0).execute("HGET", lockKey("late"), "t"));
+      }
+    });
+    masters.proxy(1).cut();
+    masters.proxy(2).cut();
+    try {
+      assertThatThrownBy(this::proxiedClient).isInstanceOf(RelockException.class)
+          .hasMessageContaining("a majority of the Redlock masters (2 of 3 failed)")
+          .hasMessageContaining(masters.proxiedUris()[1]).hasMessageContaining(masters.proxiedUris()[2]);
+    } finally {
+      masters.proxy(1).restore();
+      masters.proxy(2).restore();
+    }
+  }
+
+  private Relock proxiedClient() {
+    Relock c = Relock.builder().redlock(masters.proxiedUris()).commandTimeout(Duration.ofSeconds(1))
+        .connectTimeout(Duration.ofSeconds(1)).build();
+    clients.add(c);
+    return c;
   }
 
   @Test
