@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -82,6 +83,10 @@ final class RedlockDriver implements RedisDriver {
   private final String fenceKey;
   private final long restartDelayMillis;
   private final Map<String, BiFunction<List<String>, List<String>, CompletableFuture<List<Object>>>> byScript;
+  /** Background retries of releases on nodes that did not answer (see {@link #releaseOn}). */
+  private final java.util.concurrent.ScheduledThreadPoolExecutor retries;
+  private final java.util.Set<CompletableFuture<Void>> pendingReleases = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile boolean closing;
 
   /**
    * @param nodes the masters, an odd number of at least three
@@ -94,6 +99,12 @@ final class RedlockDriver implements RedisDriver {
     this.markerKey = settings.keyPrefix() + "redlock:node";
     this.fenceKey = settings.keyPrefix() + "redlock:fence";
     this.restartDelayMillis = restartDelay.toMillis();
+    this.retries = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "relock-redlock-retry");
+      t.setDaemon(true);
+      return t;
+    });
+    this.retries.setRemoveOnCancelPolicy(true);
     this.byScript = Map.of(
         Scripts.ACQUIRE.sha1(), this::acquire,
         Scripts.RELEASE.sha1(), this::release,
@@ -159,8 +170,19 @@ final class RedlockDriver implements RedisDriver {
     }
   }
 
+  /**
+   * Waits (at most twice the command timeout) for the releases still being tried again on slow
+   * nodes, so that a client closing right after a release leaves nothing on them; then closes
+   * every node's driver.
+   */
   @Override
   public void close() {
+    long deadline = System.nanoTime() + settings.commandTimeout().multipliedBy(2).toNanos();
+    while (!pendingReleases.isEmpty() && System.nanoTime() - deadline < 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    closing = true;
+    retries.shutdownNow();
     for (Node n : nodes) {
       try {
         n.driver().close();
@@ -330,18 +352,20 @@ final class RedlockDriver implements RedisDriver {
     List<CompletableFuture<Answer>> releases = new ArrayList<>();
     for (Answer a : answers) {
       if (granted.contains(a.node()) || a.error() != null) {
-        releases.add(runRelease(a.node(), keys, owner, "1", "0"));
+        releases.add(releaseOn(a.node(), keys, owner));
       }
     }
     return all(releases).thenApply(v -> null);
   }
 
   private CompletableFuture<Void> releaseEverywhere(List<String> keys, String owner) {
-    return onEveryNode(n -> runRelease(n, keys, owner, "1", "0"), keys).thenApply(answers -> {
+    return onEveryNode(n -> releaseOn(n, keys, owner), keys).thenApply(answers -> {
       long gotThrough = answers.stream().filter(a -> a.error() == null).count();
-      if (gotThrough < nodes.size()) {
-        // A node not reached may still hold it for this owner: let the engine try again.
-        throw new RedlockUnavailableException("could not reach every Redlock node to withdraw " + keys.get(0) + ": "
+      if (gotThrough < majority) {
+        // The owner may still hold a majority: let the engine try again. (A minority not reached
+        // may keep a grant to the withdrawn owner until its lease ends: it holds nobody up, since
+        // the majority that answered is free of it.)
+        throw new RedlockUnavailableException("could not reach a majority of Redlock nodes to withdraw " + keys.get(0) + ": "
             + String.join("; ", answers.stream().filter(a -> a.error() != null)
                 .map(a -> a.node().name() + ": " + message(a.error())).toList()));
       }
@@ -407,7 +431,8 @@ final class RedlockDriver implements RedisDriver {
   private CompletableFuture<List<Object>> release(List<String> keys, List<String> args) {
     String owner = args.get(0);
     String all = args.get(2);
-    return onEveryNode(n -> runRelease(n, keys, owner, all, "0"), keys).thenApply(answers -> {
+    return onEveryNode(n -> "1".equals(all) ? releaseOn(n, keys, owner) : runRelease(n, keys, owner, all, "0"), keys)
+        .thenApply(answers -> {
       int released = 0;
       int unknown = 0;
       boolean other = false;
@@ -491,6 +516,41 @@ final class RedlockDriver implements RedisDriver {
       String entryMillis, String channel) {
     return answer(n, n.scripts().run(NODE_ACQUIRE, List.of(keys.get(0), keys.get(2), markerKey, fenceKey),
         List.of(owner, lease, mode, entryMillis, channel), keys.get(0)));
+  }
+
+  /**
+   * Releases every hold of {@code owner} on node {@code n}. The first answer is what the caller
+   * counts; if it is a failure that may pass (the node paused, a connection lost), the release is
+   * tried again in the background until the node answers or the longest lease has passed, so that
+   * a node that was slow during a release or a give-back keeps no stray hold for a whole lease.
+   */
+  private CompletableFuture<Answer> releaseOn(Node n, List<String> keys, String owner) {
+    CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0");
+    first.thenAccept(a -> {
+      if (a.error() != null && ScriptRunner.isTransient(a.error())) {
+        retryRelease(n, keys, owner, System.nanoTime() + restartDelayMillis * 1_000_000L, 0);
+      }
+    });
+    return first;
+  }
+
+  private void retryRelease(Node n, List<String> keys, String owner, long giveUpAt, int attempt) {
+    if (closing || System.nanoTime() - giveUpAt > 0) {
+      return;
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    pendingReleases.add(done);
+    done.whenComplete((v, e) -> pendingReleases.remove(done));
+    try {
+      retries.schedule(() -> runRelease(n, keys, owner, "1", "0").thenAccept(a -> {
+        if (a.error() != null && ScriptRunner.isTransient(a.error())) {
+          retryRelease(n, keys, owner, giveUpAt, attempt + 1);
+        }
+        done.complete(null);
+      }), Retry.backoffNanos(attempt), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      done.complete(null);
+    }
   }
 
   private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force) {

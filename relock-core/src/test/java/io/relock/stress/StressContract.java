@@ -6,6 +6,7 @@ import io.relock.Relock;
 import io.relock.contract.RelockContract;
 import io.relock.spi.DriverSettings;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,11 +25,17 @@ public abstract class StressContract extends RelockContract {
   void randomMixOfEveryEntryPoint_underFaults_leavesNothingBehind() {
     StressSettings settings = StressSettings.fromSystemProperties();
     DriverSettings driver = new DriverSettings(settings.commandTimeout(), Duration.ofSeconds(2), "relock-stress");
-    StressRun run = new StressRun(settings, redis, () -> Relock.builder()
+    StressRun run = new StressRun(settings, List.of(redis), () -> Relock.builder()
         .driver(connectDriver(redis.uri(), driver))
         .commandTimeout(settings.commandTimeout())
         .defaultLease(StressRun.LEASE)
         .build());
+    runAndCheck(run);
+  }
+
+  /** Runs {@code run} and fails on any violation, printing the report either way. */
+  static void runAndCheck(StressRun run) {
+    StressSettings settings = run.settings();
     StressLog log = run.run();
     String report = log.report(settings);
     System.out.println(report);

@@ -39,7 +39,8 @@ final class StressRun {
   static final Duration LEASE = Duration.ofMinutes(3);
 
   private final StressSettings settings;
-  private final RedisServer redis;
+  /** The lock Redis servers: one, or a Redlock group's masters. Faults hit one at a time. */
+  private final List<RedisServer> servers;
   private final Supplier<Relock> connect;
   private final StressLog log = new StressLog();
   private final AtomicReferenceArray<Relock> clients;
@@ -54,9 +55,9 @@ final class StressRun {
   private final List<Thread> workers = new ArrayList<>();
   private volatile boolean stopping;
 
-  StressRun(StressSettings settings, RedisServer redis, Supplier<Relock> connect) {
+  StressRun(StressSettings settings, List<RedisServer> servers, Supplier<Relock> connect) {
     this.settings = settings;
-    this.redis = redis;
+    this.servers = List.copyOf(servers);
     this.connect = connect;
     this.clients = new AtomicReferenceArray<>(settings.clients());
     this.sections = new CriticalSections(log, closedClients::contains);
@@ -199,6 +200,7 @@ final class StressRun {
         return;
       }
       int kind = random.nextInt(5);
+      RedisServer redis = servers.get(random.nextInt(servers.size()));
       try {
         switch (kind) {
           case 0, 1 -> redis.execute("CLIENT", "PAUSE", Integer.toString(100 + random.nextInt(600)), "ALL");
@@ -256,10 +258,12 @@ final class StressRun {
   }
 
   private void unpause() {
-    try {
-      redis.execute("CLIENT", "UNPAUSE");
-    } catch (RuntimeException e) {
-      // Paused clients resume by themselves within the pause's length anyway.
+    for (RedisServer redis : servers) {
+      try {
+        redis.execute("CLIENT", "UNPAUSE");
+      } catch (RuntimeException e) {
+        // Paused clients resume by themselves within the pause's length anyway.
+      }
     }
   }
 
@@ -280,8 +284,10 @@ final class StressRun {
     }
     if (!left.isEmpty()) {
       log.violation(when + ": " + patience.toSeconds() + " s after the workers stopped: " + left);
-      for (String key : lockKeys()) {
-        redis.execute("DEL", key); // start the next round clean; the violation is recorded
+      for (RedisServer redis : servers) {
+        for (String key : lockKeys(redis)) {
+          redis.execute("DEL", key); // start the next round clean; the violation is recorded
+        }
       }
     }
     log.count("checkpoint: passed" + (left.isEmpty() ? "" : " NOT"));
@@ -289,8 +295,10 @@ final class StressRun {
 
   private List<String> leftovers() {
     List<String> left = new ArrayList<>();
-    for (String key : lockKeys()) {
-      left.add(describe(key));
+    for (RedisServer redis : servers) {
+      for (String key : lockKeys(redis)) {
+        left.add((servers.size() > 1 ? redis.port() + ": " : "") + describe(redis, key));
+      }
     }
     for (int i = 0; i < settings.clients(); i++) {
       Relock c = clients.get(i);
@@ -305,7 +313,7 @@ final class StressRun {
   }
 
   /** Every relock key but the fences, which are meant to stay. */
-  private List<String> lockKeys() {
+  private static List<String> lockKeys(RedisServer redis) {
     List<String> keys = new ArrayList<>();
     String cursor = "0";
     do {
@@ -320,7 +328,7 @@ final class StressRun {
     return keys;
   }
 
-  private String describe(String key) {
+  private String describe(RedisServer redis, String key) {
     String type = (String) redis.execute("TYPE", key);
     Object content = "hash".equals(type) ? redis.execute("HGETALL", key)
         : "zset".equals(type) ? redis.execute("ZRANGE", key, "0", "-1") : type;
