@@ -227,12 +227,14 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@code false}: each command on the wire is bounded by the socket timeout, but not the time a
-   * call queues for a worker, nor a call that follows redirects; core bounds each call itself.
+   * {@code true}: a call not started within the command timeout fails unsent ({@link QueuedCall}),
+   * and each command on the wire is bounded by the socket timeout (a call that follows redirects
+   * takes one per node it meets), so core adds no timeout of its own, which could fail a call
+   * while a worker still sends it.
    */
   @Override
   public boolean timesOutCommands() {
-    return false;
+    return true;
   }
 
   @Override
@@ -406,34 +408,11 @@ public final class JedisClusterDriver implements RedisDriver {
       return future;
     }
     try {
-      workers.execute(new Call<>(work, future));
+      workers.execute(new QueuedCall<>(work::call, future, config.getSocketTimeoutMillis()));
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(new IllegalStateException("the Jedis cluster driver is closed", e));
     }
     return future;
-  }
-
-  /** One call on its way to a worker; holds the future so that close() can fail it. */
-  private static final class Call<T> implements Runnable {
-    final Work<T> work;
-    final CompletableFuture<T> future;
-
-    Call(Work<T> work, CompletableFuture<T> future) {
-      this.work = work;
-      this.future = future;
-    }
-
-    @Override
-    public void run() {
-      if (future.isDone()) {
-        return; // timed out or cancelled while queued: its caller has moved on
-      }
-      try {
-        future.complete(work.call());
-      } catch (RuntimeException e) {
-        future.completeExceptionally(e);
-      }
-    }
   }
 
   private <T> T routed(int slot, Exchange<T> exchange) {
@@ -674,7 +653,7 @@ public final class JedisClusterDriver implements RedisDriver {
     closed.set(true);
     topology.shutdownNow();
     for (Runnable queued : workers.shutdownNow()) {
-      if (queued instanceof Call<?> call) {
+      if (queued instanceof QueuedCall<?> call) {
         call.future.completeExceptionally(new IllegalStateException(
             "the Jedis cluster driver was closed before the call ran"));
       }

@@ -43,9 +43,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * <p>Failures: an error reply completes the future with {@link RedisReplyException}; a connection
  * that cannot be opened completes it with {@link CommandNotSentException} (the command never left);
  * one that is lost, or does not answer within the socket timeout, with Jedis's {@code
- * JedisConnectionException} (or another non-reply exception). A command whose
- * future was already completed before a worker reached it (relock-core's command timeout expired
- * while it queued, or the caller cancelled) is not sent at all.
+ * JedisConnectionException} (or another non-reply exception). A call that no worker started
+ * within the command timeout fails with {@link CommandNotSentException} and is never sent; one a
+ * worker started fails only once its exchange has ended (see {@link QueuedCall}).
  *
  * <p>Ordering: two calls in flight at the same time may run on different connections and so reach
  * Redis in either order; a call made after another's future completed always runs after it.
@@ -340,65 +340,44 @@ public final class JedisDriver implements RedisDriver {
       return future;
     }
     try {
-      workers.execute(new Call<>(exchange, future));
+      workers.execute(new QueuedCall<>(() -> exchange(exchange), future, config.getSocketTimeoutMillis()));
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(new IllegalStateException("the Jedis driver is closed", e));
     }
     return future;
   }
 
-  /** One call on its way to a worker; holds the future so that close() can fail it. */
-  private final class Call<T> implements Runnable {
-    final Exchange<T> exchange;
-    final CompletableFuture<T> future;
-
-    Call(Exchange<T> exchange, CompletableFuture<T> future) {
-      this.exchange = exchange;
-      this.future = future;
+  /**
+   * One call on a borrowed connection: an error reply completes it with {@link
+   * RedisReplyException}, a connection that cannot be had with {@link CommandNotSentException}.
+   */
+  private <T> T exchange(Exchange<T> exchange) {
+    Connection c;
+    try {
+      c = borrow();
+    } catch (RuntimeException e) {
+      throw new CommandNotSentException(e.getMessage(), e); // no connection, nothing sent
     }
-
-    @Override
-    public void run() {
-      if (future.isDone()) {
-        return; // timed out or cancelled while queued: its caller has moved on
+    long failoversBefore = failovers.get();
+    boolean demoted = false;
+    try {
+      return exchange.on(c);
+    } catch (JedisDataException e) {
+      if (isDemoted(e)) {
+        // The node is a replica now: this connection and the idle ones go to the old primary.
+        demoted = true;
+        c.setBroken();
+        failoverSeen();
       }
-      Connection c;
-      try {
-        c = borrow();
-      } catch (RuntimeException e) {
-        future.completeExceptionally(new CommandNotSentException(e.getMessage(), e)); // no connection, nothing sent
-        return;
-      }
-      long failoversBefore = failovers.get();
-      T result = null;
-      RuntimeException failure = null;
-      boolean demoted = false;
-      try {
-        result = exchange.on(c);
-      } catch (JedisDataException e) {
-        if (isDemoted(e)) {
-          // The node is a replica now: this connection and the idle ones go to the old primary.
-          demoted = true;
-          c.setBroken();
-          failoverSeen();
-        }
-        failure = new RedisReplyException(e.getMessage(), e);
-      } catch (JedisConnectionException e) {
-        // Jedis drops the broken connection. The idle ones most likely broke with it (a restart,
-        // a failover), and only a command would find out: drop them now rather than one failed
-        // call each.
-        pool.clear();
-        failure = e;
-      } catch (RuntimeException e) {
-        failure = e;
-      } finally {
-        giveBack(c, failoversBefore);
-      }
-      if (failure != null) {
-        future.completeExceptionally(failure);
-      } else {
-        future.complete(result);
-      }
+      throw new RedisReplyException(e.getMessage(), e);
+    } catch (JedisConnectionException e) {
+      // Jedis drops the broken connection. The idle ones most likely broke with it (a restart,
+      // a failover), and only a command would find out: drop them now rather than one failed
+      // call each.
+      pool.clear();
+      throw e;
+    } finally {
+      giveBack(c, failoversBefore);
       if (demoted) {
         movePubSubToPrimary();
       }
@@ -502,6 +481,16 @@ public final class JedisDriver implements RedisDriver {
   }
 
   /**
+   * {@code true}: a call not started within the command timeout fails unsent ({@link QueuedCall}),
+   * and a command on the wire is bounded by the socket timeout, so core adds no timeout of its
+   * own, which could fail a call while a worker still sends it.
+   */
+  @Override
+  public boolean timesOutCommands() {
+    return true;
+  }
+
+  /**
    * Stops the pub/sub thread (after an UNSUBSCRIBE), fails calls still queued with {@link
    * IllegalStateException}, and closes the pool. Calls already running finish within the socket
    * timeout on connections that are then closed. Idempotent.
@@ -519,7 +508,7 @@ public final class JedisDriver implements RedisDriver {
       s.close();
     }
     for (Runnable queued : workers.shutdownNow()) {
-      if (queued instanceof Call<?> call) {
+      if (queued instanceof QueuedCall<?> call) {
         call.future.completeExceptionally(new IllegalStateException("the Jedis driver was closed before the call ran"));
       }
     }
