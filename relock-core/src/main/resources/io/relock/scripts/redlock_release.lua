@@ -12,20 +12,12 @@
 --   { 0, 0}     held by another owner: not touched
 --   {-1, 0}     nobody holds it here
 
-local holder = redis.call('HGET', KEYS[1], 'o')
+-- @include holds.lua
+
 if ARGV[3] ~= '1' then
-  if not holder then
-    return {-1, 0}
-  end
-  if holder ~= ARGV[1] then
-    return {0, 0}
-  end
-  if ARGV[2] ~= '1' then
-    local count = tonumber(redis.call('HGET', KEYS[1], 'c'))
-    if count > 1 then
-      count = redis.call('HINCRBY', KEYS[1], 'c', -1)
-    end
-    return {1, count}
+  local early = refuse_or_drop_one(ARGV[1], ARGV[2])
+  if early then
+    return early
   end
 end
 local held = redis.call('DEL', KEYS[1])

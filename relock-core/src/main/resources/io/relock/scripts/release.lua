@@ -20,20 +20,11 @@
 --   {-1, 0}      nobody holds it (the caller's lease expired)
 
 -- @include handoff.lua
+-- @include holds.lua
 
-local holder = redis.call('HGET', KEYS[1], 'o')
-if not holder then
-  return {-1, 0}
-end
-if holder ~= ARGV[1] then
-  return {0, 0}
-end
-if ARGV[3] ~= '1' then
-  local count = tonumber(redis.call('HGET', KEYS[1], 'c'))
-  if count > 1 then
-    count = redis.call('HINCRBY', KEYS[1], 'c', -1)
-  end
-  return {1, count}
+local early = refuse_or_drop_one(ARGV[1], ARGV[3])
+if early then
+  return early
 end
 local successor = ARGV[4] or ''
 local now_ms, now_us
