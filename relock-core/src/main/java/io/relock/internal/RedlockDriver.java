@@ -111,7 +111,7 @@ final class RedlockDriver implements RedisDriver {
         Scripts.RENEW.sha1(), this::renew,
         Scripts.INSPECT.sha1(), (keys, args) -> inspect(keys),
         Scripts.FORCE_UNLOCK.sha1(), (keys, args) -> forceUnlock(keys),
-        Scripts.SERVER_INFO.sha1(), (keys, args) -> nodes.get(0).scripts().run(Scripts.SERVER_INFO, keys, args, "(server check)"));
+        Scripts.SERVER_INFO.sha1(), (keys, args) -> serverInfo(keys, args));
   }
 
   int majority() {
@@ -508,6 +508,26 @@ final class RedlockDriver implements RedisDriver {
       long held = answers.stream().filter(a -> a.reply() != null && a.n(1) == 1).count();
       return List.<Object>of(held > 0 ? 1L : 0L, 0L);
     });
+  }
+
+  /** See server_info.lua: the answer of a master whose eviction policy could delete a lock, if any. */
+  private CompletableFuture<List<Object>> serverInfo(List<String> keys, List<String> args) {
+    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.SERVER_INFO, keys, args, "(server check)")), keys)
+        .thenApply(answers -> {
+          List<Object> first = null;
+          for (Answer a : answers) {
+            if (a.reply() != null) {
+              if (ServerCheck.evicts(String.valueOf(a.reply().get(0)))) {
+                return a.reply();
+              }
+              first = first == null ? a.reply() : first;
+            }
+          }
+          if (first == null) {
+            throw new RedlockUnavailableException("no Redlock master answered the server check");
+          }
+          return first;
+        });
   }
 
   // ---- plumbing -------------------------------------------------------------------------------
