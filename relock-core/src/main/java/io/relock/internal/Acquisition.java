@@ -85,6 +85,8 @@ final class Acquisition {
   private long endedGrantsUpTo;
   /** Replica acknowledgements are on and a grant arrived: ask Redis (with WAIT) at once. */
   private boolean confirmGrant;
+  /** A Redlock master freed the lock while a call was in flight (see {@link #freed()}). */
+  private boolean freedInFlight;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, Duration wait,
       long leaseMillis, boolean renewed) {
@@ -289,6 +291,11 @@ final class Acquisition {
     if (confirmGrant) {
       confirmGrant = false;
       recheck(); // a grant arrived while this call was in flight
+      return;
+    }
+    if (freedInFlight) {
+      freedInFlight = false;
+      retryAfterFree(); // a Redlock master freed the lock while this call was in flight
       return;
     }
     long delay = engine.settings().recheckInterval().toNanos();
@@ -498,10 +505,18 @@ final class Acquisition {
    * nodes between them. The first node's message sets the time; later ones do not postpone it.
    */
   void freed() {
-    if (waitsForGrant() && !timer.isArmedSoonerThan(FREED_PAUSE_NANOS + FREED_JITTER_NANOS)) {
-      long pause = FREED_PAUSE_NANOS + java.util.concurrent.ThreadLocalRandom.current().nextLong(FREED_JITTER_NANOS);
-      timer.after(pause, this::recheck);
+    if (phase == Phase.ACTIVE && inFlight && reentering == null) {
+      // The attempt out now may be refused by a hold that has just ended: retry soon after its
+      // reply instead of waiting out the lease that reply will report (see busy()).
+      freedInFlight = true;
+    } else if (waitsForGrant() && !timer.isArmedSoonerThan(FREED_PAUSE_NANOS + FREED_JITTER_NANOS)) {
+      retryAfterFree();
     }
+  }
+
+  private void retryAfterFree() {
+    long pause = FREED_PAUSE_NANOS + java.util.concurrent.ThreadLocalRandom.current().nextLong(FREED_JITTER_NANOS);
+    timer.after(pause, this::recheck);
   }
 
   private static final long FREED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
