@@ -148,7 +148,7 @@ public final class LettuceClusterDriver implements RedisDriver {
     List<RedisURI> seeds = new ArrayList<>();
     for (String node : target.nodes()) {
       RedisURI uri = RedisURI.create(node);
-      uri.setTimeout(settings.commandTimeout());
+      uri.setTimeout(LettuceSettings.handshakeTimeout(settings));
       uri.setClientName(settings.clientName());
       seeds.add(uri);
     }

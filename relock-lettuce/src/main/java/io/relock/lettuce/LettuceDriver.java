@@ -153,7 +153,7 @@ public final class LettuceDriver implements RedisDriver {
       log.warn("TLS to {}:{} does not verify the server's certificate (verifyPeer=NONE): the connection is "
           + "encrypted, but anyone on the network path can pose as the server", redisUri.getHost(), redisUri.getPort());
     }
-    redisUri.setTimeout(settings.commandTimeout());
+    redisUri.setTimeout(LettuceSettings.handshakeTimeout(settings));
     redisUri.setClientName(settings.clientName());
     RedisClient client = RedisClient.create(LettuceSettings.resources());
     client.setOptions(ClientOptions.builder()

@@ -28,6 +28,17 @@ final class LettuceSettings {
         .build();
   }
 
+  /**
+   * What the URI's timeout is set to. Commands are bounded by their own timeout ({@code
+   * TimeoutOptions}); the URI's bounds the handshake of every new connection (HELLO, AUTH,
+   * CLIENT SETNAME), which belongs to connecting: the larger of the two, so that a short command
+   * timeout (a Redlock master's is a quarter of the client's) does not fail connections under load.
+   */
+  static java.time.Duration handshakeTimeout(io.relock.spi.DriverSettings settings) {
+    return settings.connectTimeout().compareTo(settings.commandTimeout()) > 0
+        ? settings.connectTimeout() : settings.commandTimeout();
+  }
+
   /** The connect timeout, and keep-alive probes. */
   static SocketOptions socketOptions(DriverSettings settings) {
     return SocketOptions.builder()
