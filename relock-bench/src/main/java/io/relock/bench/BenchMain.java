@@ -21,27 +21,35 @@ import picocli.CommandLine.Option;
 @Command(name = "relock bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Benchmarks relock side by side with Redisson, Spring Integration's RedisLockRegistry, the"
         + " SET NX recipe and the Redis-bound limit, against one Redis (REDIS_URL, or a redis-server it starts),"
-        + " or a Sentinel group or Redis Cluster it starts (--topology). Writes JSON and a PNG chart and ends with one 'bench: ...' line.")
+        + " or a Sentinel group, Redis Cluster or Redlock masters it starts (--topology). Writes JSON and a PNG chart"
+        + " and ends with one 'bench: ...' line.")
 public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--short", description = "A run of about a minute and a quarter: 8 threads only, shorter phases,"
       + " no contended-1jvm scenario, held locks for 4 s instead of 60 s.")
   boolean shortRun;
 
-  @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png.")
+  @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png; with"
+      + " --topology redlock, only the Redlock section of docs/benchmarks.md.")
   boolean writeDocs;
 
   @Option(names = "--impl", split = ",", paramLabel = "ID",
       description = "Implementations to run (default: all the topology supports): relock, relock+acks (Sentinel and"
-          + " cluster only), redisson, spring-spin, spring-pubsub (one Redis only), recipe, limit (not on a cluster).")
+          + " cluster only), redisson (not Redlock), redisson-redlock (Redlock only), spring-spin, spring-pubsub (one"
+          + " Redis only), recipe (not Redlock), limit (one Redis or Sentinel).")
   List<String> impls;
 
   @Option(names = "--topology", paramLabel = "NAME", defaultValue = "single",
       description = "What Redis to run against: single (default: REDIS_URL or one redis-server), sentinel (a"
           + " primary, 1 replica and 3 sentinels the bench starts), cluster (3 primaries the bench starts; 1 replica"
-          + " each when relock+acks runs), or all (the three one after another). Sentinel and cluster leave out the"
-          + " held scenario.")
+          + " each when relock+acks runs), redlock (independent masters the bench starts, once per --redlock-masters"
+          + " size), or all (the four one after another). All but single leave out the held scenario.")
   String topology;
+
+  @Option(names = "--redlock-masters", split = ",", paramLabel = "N",
+      description = "Sizes of the Redlock groups --topology redlock (or all) runs on, one pass each: odd, at least 3"
+          + " (default: 3,5).")
+  List<Integer> redlockMasters;
 
   @Option(names = "--scenario", split = ",", paramLabel = "NAME",
       description = "Scenarios to run: uncontended, contended-1jvm, contended-processes (also fairness), held"
@@ -91,8 +99,15 @@ public final class BenchMain implements Callable<Integer> {
       }
       settings = settings.withSettleLimit(Duration.ofSeconds(settleSeconds));
     }
-    List<Topology> topologies = topologies();
-    boolean every = topologies.size() > 1;
+    List<Deployment> deployments;
+    try {
+      deployments = Deployment.plan(topology, redlockMasters);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+    }
+    List<Topology> topologies = deployments.stream().map(Deployment::topology).distinct().toList();
+    // Several passes get a header each and the summary lines together at the end.
+    boolean every = deployments.size() > 1;
     List<Implementation> explicit = null;
     if (impls != null && !impls.isEmpty()) {
       explicit = new ArrayList<>();
@@ -122,44 +137,56 @@ public final class BenchMain implements Callable<Integer> {
             "the held scenario runs on one Redis only (--topology single or all)");
       }
     }
-    if (writeDocs && !topologies.equals(List.of(Topology.SINGLE))) {
-      throw new CommandLine.ParameterException(new CommandLine(this),
-          "--write-docs documents a --topology single run; leave out --topology or --write-docs");
+    if (writeDocs && !topologies.equals(List.of(Topology.SINGLE)) && !topologies.equals(List.of(Topology.REDLOCK))) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--write-docs documents a --topology single"
+          + " run (the whole page) or a --topology redlock run (its Redlock section); not --topology " + topology.trim());
     }
-    // Per topology, what runs there; an implementation named that cannot run there is an error,
+    // Per pass, what runs there; an implementation named that cannot run there is an error,
     // unless several topologies run (then it runs where it can).
-    Map<Topology, List<Implementation>> plan = new LinkedHashMap<>();
-    for (Topology t : topologies) {
+    Map<Deployment, List<Implementation>> plan = new LinkedHashMap<>();
+    for (Deployment d : deployments) {
+      Topology t = d.topology();
       List<Implementation> here = new ArrayList<>();
       for (Implementation i : explicit != null ? explicit : Arrays.asList(Implementation.values())) {
         if (i.runsOn(t) && (explicit != null || t != Topology.CLUSTER || !i.needsReplicas())) {
           here.add(i);
-        } else if (explicit != null && !every) {
+        } else if (explicit != null && topologies.size() == 1) {
           throw new CommandLine.ParameterException(new CommandLine(this), i.id() + " does not run on --topology "
               + t.id() + "; it runs on: " + Arrays.stream(Topology.values()).filter(i::runsOn).map(Topology::id).toList());
         }
       }
-      plan.put(t, here);
+      plan.put(d, here);
     }
     Path outDir = out != null ? out
         : Files.isDirectory(Path.of("relock-bench")) ? Path.of("relock-bench", "target", "bench") : Path.of("bench-results");
     Files.createDirectories(outDir);
 
     List<String> summaries = new ArrayList<>();
-    for (Map.Entry<Topology, List<Implementation>> e : plan.entrySet()) {
-      Topology t = e.getKey();
+    List<Results> redlockPasses = new ArrayList<>();
+    for (Map.Entry<Deployment, List<Implementation>> e : plan.entrySet()) {
+      Deployment d = e.getKey();
       List<Implementation> chosen = e.getValue();
-      List<String> here = t == Topology.SINGLE ? runScenarios : runScenarios.stream().filter(x -> !x.equals("held")).toList();
+      List<String> here = d.topology() == Topology.SINGLE ? runScenarios
+          : runScenarios.stream().filter(x -> !x.equals("held")).toList();
       if (every) {
         log.println();
-        log.println("== topology " + t.id() + ": " + chosen.stream().map(Implementation::id).toList()
+        log.println("== topology " + d.id() + ": " + chosen.stream().map(Implementation::id).toList()
             + (here.size() < runScenarios.size() ? " (the held scenario runs on one Redis only)" : ""));
       }
       if (chosen.isEmpty() || here.isEmpty()) {
-        log.println("nothing to run on topology " + t.id());
+        log.println("nothing to run on topology " + d.id());
         continue;
       }
-      summaries.add(runOn(t, chosen, here, settings, redisUrl, outDir, log));
+      Results results = runOn(d, chosen, here, settings, redisUrl, outDir, log);
+      summaries.add(results.summaryLine());
+      if (d.topology() == Topology.REDLOCK) {
+        redlockPasses.add(results);
+      }
+    }
+    if (writeDocs && !redlockPasses.isEmpty()) {
+      // One section for every size run, so it is written once they all have.
+      DocsWriter.writeRedlockSection(redlockPasses, String.join(" ", commandLine), docsDir);
+      log.println("docs: the Redlock section of " + docsDir.resolve("benchmarks.md"));
     }
     if (every) {
       log.println();
@@ -168,25 +195,15 @@ public final class BenchMain implements Callable<Integer> {
     return 0;
   }
 
-  private List<Topology> topologies() {
-    if (topology.trim().equalsIgnoreCase("all")) {
-      return List.of(Topology.values());
-    }
-    try {
-      return List.of(Topology.byId(topology));
-    } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
-    }
-  }
-
-  /** Starts (or connects to) Redis in {@code topology}, runs the scenarios there, reports; returns the summary line. */
-  private String runOn(Topology topology, List<Implementation> chosen, List<String> runScenarios, BenchSettings settings,
-      String redisUrl, Path outDir, PrintStream log) throws Exception {
+  /** Starts (or connects to) Redis as {@code deployment} says, runs the scenarios there, reports. */
+  private Results runOn(Deployment deployment, List<Implementation> chosen, List<String> runScenarios,
+      BenchSettings settings, String redisUrl, Path outDir, PrintStream log) throws Exception {
+    Topology topology = deployment.topology();
     boolean single = topology == Topology.SINGLE;
     // One Redis: the files and worker logs where they always were; other topologies beside them.
-    Path logDir = single ? outDir : outDir.resolve(topology.id());
+    Path logDir = single ? outDir : outDir.resolve(deployment.id());
     Files.createDirectories(logDir);
-    String suffix = single ? "" : "-" + topology.id();
+    String suffix = single ? "" : "-" + deployment.id();
     long began = System.nanoTime();
     CpuAccount cpuBefore = CpuAccount.now();
     Results results;
@@ -194,12 +211,14 @@ public final class BenchMain implements Callable<Integer> {
       case SINGLE -> BenchRedis.open(redisUrl);
       case SENTINEL -> BenchRedis.startSentinel();
       case CLUSTER -> BenchRedis.startCluster(chosen.stream().anyMatch(Implementation::needsReplicas) ? 1 : 0);
+      case REDLOCK -> BenchRedis.startRedlock(deployment.masters());
     }) {
       Machine machine = Machine.describe(redis);
       log.println("relock bench (" + settings.mode() + ", relock " + machine.relockCommit() + "): " + machine.oneLine());
       if (!single) {
-        log.println("  topology " + topology.id() + ": workers connect to " + redis.target().spec()
-            + "; calls counted on the primaries " + redis.primaryUris());
+        log.println("  topology " + deployment.id() + ": workers connect to " + redis.target().spec()
+            + "; calls counted on the primaries " + redis.primaryUris()
+            + (topology == Topology.REDLOCK ? " and summed over them" : ""));
       }
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
@@ -225,13 +244,13 @@ public final class BenchMain implements Callable<Integer> {
         held.addAll(bench.heldLocks());
       }
       results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9, Machine.loadAverage(),
-          topology);
+          deployment);
     }
     // After Redis and every worker have exited, so their CPU counts as the bench's own.
     CpuAccount cpuAfter = CpuAccount.now();
     results.othersCpuShare = cpuBefore == null || cpuAfter == null ? Double.NaN : cpuAfter.othersShareSince(cpuBefore);
     report(results, outDir, suffix, log);
-    return results.summaryLine();
+    return results;
   }
 
   private void report(Results results, Path outDir, String suffix, PrintStream log) throws Exception {
@@ -258,7 +277,7 @@ public final class BenchMain implements Callable<Integer> {
         results.machine.oneLine(), results.summaryLine()), chart);
     log.println();
     log.println("results: " + json + "  chart: " + chart);
-    if (writeDocs) {
+    if (writeDocs && results.topology == Topology.SINGLE) {
       DocsWriter.write(results, command, chart, docsDir);
       log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png"));
     }

@@ -5,6 +5,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.relock.testkit.RedisClusterGroup;
+import io.relock.testkit.RedisMasterGroup;
 import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
 import java.net.URI;
@@ -17,10 +18,11 @@ import java.util.Map;
 /**
  * The Redis every implementation runs against: the one {@code REDIS_URL} names, or a
  * redis-server the bench starts on a free loopback port and stops at the end; or, for {@code
- * --topology sentinel} and {@code cluster}, a Sentinel group or a Redis Cluster the bench starts
- * through relock-testkit. The harness reads its counters through connections of its own, one per
- * data node: calls from the primaries (summed over a cluster's), CPU from every data node
- * (replicas replay each write, so their CPU is part of what a lock costs Redis).
+ * --topology sentinel}, {@code cluster} and {@code redlock}, a Sentinel group, a Redis Cluster or
+ * a group of independent masters the bench starts through relock-testkit. The harness reads its
+ * counters through connections of its own, one per data node: calls from the primaries (summed
+ * over a cluster's, or over every Redlock master), CPU from every data node (replicas replay each
+ * write, so their CPU is part of what a lock costs Redis).
  */
 final class BenchRedis implements AutoCloseable {
 
@@ -125,6 +127,20 @@ final class BenchRedis implements AutoCloseable {
           "Redis Cluster started by the bench: " + primaries.size() + " primaries x " + replicasPerPrimary
               + (replicasPerPrimary == 1 ? " replica" : " replicas") + ", loopback",
           primaries.stream().map(RedisServer::uri).toList(), replicaUris);
+    });
+  }
+
+  /**
+   * Starts {@code masters} independent masters (no replication between them), as Redlock runs on.
+   * Clients reach each master directly, not through the test kit's proxies, which would put the
+   * harness's JVM on every call's path.
+   */
+  static BenchRedis startRedlock(int masters) {
+    RedisMasterGroup group = RedisMasterGroup.start(masters);
+    return startedBy(group, () -> {
+      List<String> uris = List.of(group.uris());
+      return new BenchRedis(group, BenchTarget.redlock(uris),
+          "Redlock group started by the bench: " + masters + " independent masters, loopback", uris, List.of());
     });
   }
 

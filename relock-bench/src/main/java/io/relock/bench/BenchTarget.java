@@ -7,21 +7,22 @@ import java.util.Locale;
 /**
  * Where the implementations connect, as one string that reaches every worker JVM on its command
  * line: one server ({@code redis://host:port}, as {@code REDIS_URL} gives it), a primary behind
- * Redis Sentinel in Lettuce's form ({@code redis-sentinel://h1:p1,h2:p2,h3:p3#mymaster}), or a
+ * Redis Sentinel in Lettuce's form ({@code redis-sentinel://h1:p1,h2:p2,h3:p3#mymaster}), a
  * Redis Cluster by its seed nodes ({@code redis-cluster://h1:p1,h2:p2,h3:p3}, the bench's own
- * form). The Sentinel and Cluster forms carry no credentials: the bench starts those groups
- * itself, without passwords.
+ * form), or independent masters for Redlock ({@code redlock://h1:p1,h2:p2,h3:p3}, the bench's own
+ * form too). All but the first carry no credentials: the bench starts those groups itself,
+ * without passwords.
  *
- * @param topology which of the three
+ * @param topology which of the four
  * @param spec the string as it travels
  */
 record BenchTarget(Topology topology, String spec) {
 
   /** The topologies the bench can run against. */
   enum Topology {
-    SINGLE, SENTINEL, CLUSTER;
+    SINGLE, SENTINEL, CLUSTER, REDLOCK;
 
-    /** Name in options and results: {@code single}, {@code sentinel}, {@code cluster}. */
+    /** Name in options and results: {@code single}, {@code sentinel}, {@code cluster}, {@code redlock}. */
     String id() {
       return name().toLowerCase(Locale.ROOT);
     }
@@ -32,12 +33,13 @@ record BenchTarget(Topology topology, String spec) {
           return t;
         }
       }
-      throw new IllegalArgumentException("unknown topology '" + id + "'; known: single, sentinel, cluster, all");
+      throw new IllegalArgumentException("unknown topology '" + id + "'; known: single, sentinel, cluster, redlock, all");
     }
   }
 
   private static final String SENTINEL_SCHEME = "redis-sentinel://";
   private static final String CLUSTER_SCHEME = "redis-cluster://";
+  private static final String REDLOCK_SCHEME = "redlock://";
 
   static BenchTarget single(String redisUri) {
     return new BenchTarget(Topology.SINGLE, redisUri);
@@ -53,6 +55,11 @@ record BenchTarget(Topology topology, String spec) {
     return new BenchTarget(Topology.CLUSTER, CLUSTER_SCHEME + String.join(",", hostPorts(seedUris)));
   }
 
+  /** {@code masterUris} as {@code redis://host:port}: the independent masters of a Redlock group. */
+  static BenchTarget redlock(List<String> masterUris) {
+    return new BenchTarget(Topology.REDLOCK, REDLOCK_SCHEME + String.join(",", hostPorts(masterUris)));
+  }
+
   /** The target a worker was started with. */
   static BenchTarget parse(String spec) {
     if (spec.startsWith(SENTINEL_SCHEME)) {
@@ -61,13 +68,16 @@ record BenchTarget(Topology topology, String spec) {
     if (spec.startsWith(CLUSTER_SCHEME)) {
       return new BenchTarget(Topology.CLUSTER, spec);
     }
+    if (spec.startsWith(REDLOCK_SCHEME)) {
+      return new BenchTarget(Topology.REDLOCK, spec);
+    }
     return single(spec);
   }
 
   /** The one server's URI, or Lettuce's {@code redis-sentinel://} URI for Sentinel. */
   String uri() {
-    if (topology == Topology.CLUSTER) {
-      throw new IllegalStateException("a cluster has no single URI: " + spec);
+    if (topology == Topology.CLUSTER || topology == Topology.REDLOCK) {
+      throw new IllegalStateException("a " + topology.id() + " target has no single URI: " + spec);
     }
     return spec;
   }
@@ -78,12 +88,17 @@ record BenchTarget(Topology topology, String spec) {
     return spec.substring(spec.indexOf('#') + 1);
   }
 
-  /** Sentinel: the sentinels; Cluster: the seed nodes; each as {@code redis://host:port}. */
+  /** Sentinel: the sentinels; Cluster: the seed nodes; Redlock: the masters; each as {@code redis://host:port}. */
   List<String> nodeUris() {
-    if (topology == Topology.SINGLE) {
+    String scheme = switch (topology) {
+      case SINGLE -> null;
+      case SENTINEL -> SENTINEL_SCHEME;
+      case CLUSTER -> CLUSTER_SCHEME;
+      case REDLOCK -> REDLOCK_SCHEME;
+    };
+    if (scheme == null) {
       return List.of(spec);
     }
-    String scheme = topology == Topology.SENTINEL ? SENTINEL_SCHEME : CLUSTER_SCHEME;
     int end = spec.indexOf('#');
     String hosts = spec.substring(scheme.length(), end < 0 ? spec.length() : end);
     return Arrays.stream(hosts.split(",")).map(h -> "redis://" + h.trim()).toList();
@@ -99,7 +114,7 @@ record BenchTarget(Topology topology, String spec) {
     return uris.stream().map(u -> {
       java.net.URI uri = java.net.URI.create(u);
       if (uri.getUserInfo() != null) {
-        throw new IllegalArgumentException("the bench passes no credentials to Sentinel or Cluster nodes: " + u);
+        throw new IllegalArgumentException("the bench passes no credentials to Sentinel, Cluster or Redlock nodes: " + u);
       }
       return uri.getHost() + ":" + uri.getPort();
     }).toList();

@@ -22,10 +22,18 @@ public enum Implementation {
       return new RelockLocks(target, lease, true);
     }
   },
-  REDISSON("redisson", "Redisson 4.3.0 RLock (watchdog)", Set.of(), true, true, On.ALL) {
+  REDISSON("redisson", "Redisson 4.3.0 RLock (watchdog)", Set.of(), true, true, On.ONE_PRIMARY_PER_KEY) {
     @Override
     LockClient open(BenchTarget target, Duration lease) {
       return new RedissonLocks(target, lease);
+    }
+  },
+  /** Redisson's Redlock: {@code RedissonRedLock} over one {@code RLock} per master, each from a client of its own. */
+  REDISSON_REDLOCK("redisson-redlock", "Redisson 4.3.0 RedissonRedLock (watchdog)", Set.of(), true, true,
+      On.REDLOCK_ONLY) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease) {
+      return new RedissonRedLocks(target, lease);
     }
   },
   SPRING_SPIN("spring-spin", "Spring Integration RedisLockRegistry, spin", Set.of(), true, false, On.SINGLE_ONLY) {
@@ -40,7 +48,7 @@ public enum Implementation {
       return new SpringRegistryLocks(target.uri(), lease, RedisLockType.PUB_SUB_LOCK);
     }
   },
-  RECIPE("recipe", "SET NX PX recipe, 10 ms polling", Set.of("set"), true, false, On.ALL) {
+  RECIPE("recipe", "SET NX PX recipe, 10 ms polling", Set.of("set"), true, false, On.ONE_PRIMARY_PER_KEY) {
     @Override
     LockClient open(BenchTarget target, Duration lease) {
       return new RecipeLocks(target, lease);
@@ -63,7 +71,10 @@ public enum Implementation {
   /** Topology sets for the constants (a nested class: enum constants cannot use the enum's own static fields). */
   private static final class On {
     static final Set<Topology> ALL = Set.of(Topology.values());
+    /** Where one primary owns each key: everywhere but Redlock's independent masters. */
+    static final Set<Topology> ONE_PRIMARY_PER_KEY = Set.of(Topology.SINGLE, Topology.SENTINEL, Topology.CLUSTER);
     static final Set<Topology> SINGLE_ONLY = Set.of(Topology.SINGLE);
+    static final Set<Topology> REDLOCK_ONLY = Set.of(Topology.REDLOCK);
     /** Where there are replicas to acknowledge: Sentinel, and a cluster started with replicas. */
     static final Set<Topology> REPLICATED = Set.of(Topology.SENTINEL, Topology.CLUSTER);
     static final Set<Topology> NOT_CLUSTER = Set.of(Topology.SINGLE, Topology.SENTINEL);
@@ -85,6 +96,14 @@ public enum Implementation {
   /** Whether the bench can run this implementation on {@code topology}. */
   boolean runsOn(Topology topology) {
     return topologies.contains(topology);
+  }
+
+  /**
+   * The Redisson lock relock is compared with on {@code topology}: {@code RedissonRedLock} on
+   * Redlock's independent masters, {@code RLock} everywhere else.
+   */
+  static Implementation redissonOn(Topology topology) {
+    return topology == Topology.REDLOCK ? REDISSON_REDLOCK : REDISSON;
   }
 
   /** Whether it needs replicas of the primary (relock+acks): a cluster is then started with one per primary. */

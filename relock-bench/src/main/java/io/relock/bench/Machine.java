@@ -86,8 +86,13 @@ record Machine(int cores, String cpuModel, long memoryBytes, String os, String j
   }
 
   String oneLine() {
-    return String.format(Locale.ROOT, "%d cores (%s), %.0f GiB, %s, %s, Redis %s (%s)",
-        cores, cpuModel, memoryBytes / (1024.0 * 1024 * 1024), os, jvm, redisVersion, redis);
+    return hostLine() + " (" + redis + ")";
+  }
+
+  /** The machine and the Redis version, without where Redis ran (for a page covering several groups). */
+  String hostLine() {
+    return String.format(Locale.ROOT, "%d cores (%s), %.0f GiB, %s, %s, Redis %s",
+        cores, cpuModel, memoryBytes / (1024.0 * 1024 * 1024), os, jvm, redisVersion);
   }
 
   Map<String, Object> toJson() {

@@ -25,6 +25,7 @@ final class RedissonLocks implements LockClient {
       case SENTINEL -> config.useSentinelServers().setMasterName(target.masterName())
           .addSentinelAddress(target.nodeUris().toArray(new String[0]));
       case CLUSTER -> config.useClusterServers().addNodeAddress(target.nodeUris().toArray(new String[0]));
+      case REDLOCK -> throw new IllegalArgumentException("on Redlock's masters Redisson runs as redisson-redlock");
       default -> throw new IllegalArgumentException("unknown topology " + target.topology());
     }
     config.setLockWatchdogTimeout(lease.toMillis());

@@ -8,8 +8,9 @@ import java.time.Duration;
 /**
  * relock as its README shows it: {@code lock(name).acquire(wait)} with the default lease, which
  * the watchdog renews, and {@code close()} on the lease to release. On Sentinel through {@code
- * builder().sentinel(...)}, on a cluster through {@code builder().cluster(...)}; with {@code acks},
- * each acquisition also waits for one replica's acknowledgement ({@code replicaAcks(1, 500 ms)}).
+ * builder().sentinel(...)}, on a cluster through {@code builder().cluster(...)}, on independent
+ * masters through {@code builder().redlock(...)}; with {@code acks}, each acquisition also waits
+ * for one replica's acknowledgement ({@code replicaAcks(1, 500 ms)}).
  */
 final class RelockLocks implements LockClient {
 
@@ -26,6 +27,7 @@ final class RelockLocks implements LockClient {
       case SINGLE -> builder.uri(target.uri());
       case SENTINEL -> builder.sentinel(target.masterName(), target.nodeUris().toArray(new String[0]));
       case CLUSTER -> builder.cluster(target.nodeUris().toArray(new String[0]));
+      case REDLOCK -> builder.redlock(target.nodeUris().toArray(new String[0]));
       default -> throw new IllegalArgumentException("unknown topology " + target.topology());
     }
     if (acks) {

@@ -23,17 +23,19 @@ final class Results {
   final List<HeldRow> held;
   final double wallSeconds;
   final String loadAfter;
-  /** Where it ran: one Redis, a Sentinel group or a Redis Cluster. */
+  /** Where it ran: one Redis, a Sentinel group, a Redis Cluster or Redlock masters (and how many). */
+  final Deployment deployment;
   final BenchTarget.Topology topology;
 
   Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
       String loadAfter) {
-    this(settings, machine, rows, held, wallSeconds, loadAfter, BenchTarget.Topology.SINGLE);
+    this(settings, machine, rows, held, wallSeconds, loadAfter, Deployment.of(BenchTarget.Topology.SINGLE));
   }
 
   Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
-      String loadAfter, BenchTarget.Topology topology) {
-    this.topology = topology;
+      String loadAfter, Deployment deployment) {
+    this.deployment = deployment;
+    this.topology = deployment.topology();
     this.settings = settings;
     this.machine = machine;
     this.rows = List.copyOf(rows);
@@ -79,6 +81,11 @@ final class Results {
         .orElse(Double.NaN);
   }
 
+  /** The Redisson lock relock is compared with here: {@code RedissonRedLock} on Redlock, else {@code RLock}. */
+  Implementation redisson() {
+    return Implementation.redissonOn(topology);
+  }
+
   private double uncontendedRatio(Implementation other) {
     return ratio(find(UNCONTENDED, Implementation.RELOCK, 8), find(UNCONTENDED, other, 8));
   }
@@ -94,12 +101,15 @@ final class Results {
     return top.get().perSecond() / bottom.get().perSecond();
   }
 
-  /** The line scripts read; on Sentinel or a cluster it names the topology first. */
+  /**
+   * The line scripts read; elsewhere than on one Redis it names the topology first ({@code
+   * topology=redlock-3}: Redlock and its size), and compares with {@link #redisson()}.
+   */
   String summaryLine() {
     double calls = find(CONTENDED_PROCESSES, Implementation.RELOCK).map(Row::callsPerAcquisition).orElse(Double.NaN);
-    return "bench: " + (topology == BenchTarget.Topology.SINGLE ? "" : "topology=" + topology.id() + " ")
-        + "uncontended_vs_redisson=" + fmt(uncontendedRatio(Implementation.REDISSON))
-        + " contended_vs_redisson=" + fmt(contendedRatio(Implementation.REDISSON))
+    return "bench: " + (topology == BenchTarget.Topology.SINGLE ? "" : "topology=" + deployment.id() + " ")
+        + "uncontended_vs_redisson=" + fmt(uncontendedRatio(redisson()))
+        + " contended_vs_redisson=" + fmt(contendedRatio(redisson()))
         + " contended_calls_per_acquisition=" + fmt(calls)
         + " limit_fraction=" + fmt(uncontendedRatio(Implementation.LIMIT));
   }
@@ -147,26 +157,21 @@ final class Results {
     }
   }
 
+  /** The load scenarios, in the order their tables come. */
+  static final List<String> LOAD_SCENARIOS = List.of(UNCONTENDED, CONTENDED_JVM, CONTENDED_PROCESSES);
+
+  /** Columns of a load scenario's table, as {@link #cells} fills them. */
+  static final List<String> LOAD_COLUMNS = List.of("implementation", "procs x threads", "acq/s",
+      "vs relock", "p50 ms", "p99 ms", "max ms", "calls/acq", "all cmds/acq", "Redis CPU us/acq",
+      "client CPU us/acq", "process spread (Jain)", "warm-up s", "JIT %", "errors");
+
   /** One table per load scenario, then the held-locks table. */
   List<Table> tables() {
     List<Table> tables = new ArrayList<>();
-    for (String scenario : List.of(UNCONTENDED, CONTENDED_JVM, CONTENDED_PROCESSES)) {
+    for (String scenario : LOAD_SCENARIOS) {
       Table t = new Table(titleOf(scenario) + (topology == BenchTarget.Topology.SINGLE ? ""
-          : " [topology: " + topology.id() + "]"), List.of("implementation", "procs x threads", "acq/s",
-          "vs relock", "p50 ms", "p99 ms", "max ms", "calls/acq", "all cmds/acq", "Redis CPU us/acq",
-          "client CPU us/acq", "process spread (Jain)", "warm-up s", "JIT %", "errors"));
-      for (Row r : rows) {
-        if (!r.scenario.equals(scenario)) {
-          continue;
-        }
-        t.add(r.impl.id(), r.processes + " x " + r.threadsPerProcess, num(r.perSecond(), 0),
-            num(ratioToRelock(r), 2), num(r.millis(50), 3), num(r.millis(99), 3), num(r.maxMillis(), 1),
-            num(r.callsPerAcquisition(), 2), num(r.allCommandsPerAcquisition(), 1),
-            num(r.redis.redisCpuSeconds() * 1e6 / Math.max(1, r.acquisitions()), 1),
-            num(r.clientCpuSeconds * 1e6 / Math.max(1, r.acquisitions()), 1),
-            r.processes > 1 ? num(r.processFairness(), 3) : "-", num(r.warmupSeconds, 1), num(100 * r.jitShare, 0),
-            String.valueOf(r.errors));
-      }
+          : " [topology: " + deployment.describe() + "]"), LOAD_COLUMNS);
+      cells(scenario).forEach(cells -> t.add(cells.toArray(new String[0])));
       if (!t.rows().isEmpty()) {
         tables.add(t);
       }
@@ -190,7 +195,24 @@ final class Results {
     return tables;
   }
 
-  private String titleOf(String scenario) {
+  /** The rows of {@code scenario}'s table, one per implementation (and thread count), in {@link #LOAD_COLUMNS}. */
+  List<List<String>> cells(String scenario) {
+    List<List<String>> out = new ArrayList<>();
+    for (Row r : rows) {
+      if (r.scenario.equals(scenario)) {
+        out.add(List.of(r.impl.id(), r.processes + " x " + r.threadsPerProcess, num(r.perSecond(), 0),
+            num(ratioToRelock(r), 2), num(r.millis(50), 3), num(r.millis(99), 3), num(r.maxMillis(), 1),
+            num(r.callsPerAcquisition(), 2), num(r.allCommandsPerAcquisition(), 1),
+            num(r.redis.redisCpuSeconds() * 1e6 / Math.max(1, r.acquisitions()), 1),
+            num(r.clientCpuSeconds * 1e6 / Math.max(1, r.acquisitions()), 1),
+            r.processes > 1 ? num(r.processFairness(), 3) : "-", num(r.warmupSeconds, 1), num(100 * r.jitShare, 0),
+            String.valueOf(r.errors)));
+      }
+    }
+    return out;
+  }
+
+  String titleOf(String scenario) {
     return switch (scenario) {
       case UNCONTENDED -> "1. Uncontended: each thread locks its own key, one JVM";
       case CONTENDED_JVM -> "2. Contended in one JVM: " + settings.contendedThreads() + " threads on one key";
@@ -211,6 +233,9 @@ final class Results {
     m.put("summary", summaryLine());
     m.put("mode", settings.mode());
     m.put("topology", topology.id());
+    if (deployment.masters() > 0) {
+      m.put("redlock_masters", deployment.masters());
+    }
     m.put("wall_seconds", wallSeconds);
     m.put("load_average_after", loadAfter);
     m.put("others_cpu_share", othersCpuShare);

@@ -38,9 +38,23 @@ class BenchTargetTest {
   }
 
   @Test
+  void redlock_travelsAsItsMasters() {
+    BenchTarget t = BenchTarget.redlock(List.of("redis://127.0.0.1:7000", "redis://127.0.0.1:7001", "redis://127.0.0.1:7002"));
+    assertThat(t.spec()).isEqualTo("redlock://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002");
+    BenchTarget back = BenchTarget.parse(t.spec());
+    assertThat(back).isEqualTo(t);
+    assertThat(back.topology()).isEqualTo(Topology.REDLOCK);
+    assertThat(back.nodeUris()).containsExactly("redis://127.0.0.1:7000", "redis://127.0.0.1:7001", "redis://127.0.0.1:7002");
+    assertThatThrownBy(back::uri).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> BenchTarget.redlock(List.of("redis://:pw@127.0.0.1:7000")))
+        .hasMessageContaining("no credentials");
+  }
+
+  @Test
   void topologies_byName() {
     assertThat(Topology.byId(" Sentinel ")).isEqualTo(Topology.SENTINEL);
-    assertThatThrownBy(() -> Topology.byId("redlock")).hasMessageContaining("single, sentinel, cluster, all");
+    assertThat(Topology.byId("redlock")).isEqualTo(Topology.REDLOCK);
+    assertThatThrownBy(() -> Topology.byId("raft")).hasMessageContaining("single, sentinel, cluster, redlock, all");
   }
 
   @Test
@@ -50,5 +64,14 @@ class BenchTargetTest {
     assertThat(Implementation.REDISSON.runsOn(Topology.CLUSTER)).isTrue();
     assertThat(Implementation.SPRING_SPIN.runsOn(Topology.SENTINEL)).isFalse();
     assertThat(Implementation.LIMIT.runsOn(Topology.CLUSTER)).isFalse();
+  }
+
+  @Test
+  void onRedlock_relockMeetsRedissonsRedLock_andNothingElse() {
+    assertThat(java.util.Arrays.stream(Implementation.values()).filter(i -> i.runsOn(Topology.REDLOCK)))
+        .containsExactly(Implementation.RELOCK, Implementation.REDISSON_REDLOCK);
+    assertThat(Implementation.byId("redisson-redlock").runsOn(Topology.SINGLE)).isFalse();
+    assertThat(Implementation.redissonOn(Topology.REDLOCK)).isEqualTo(Implementation.REDISSON_REDLOCK);
+    assertThat(Implementation.redissonOn(Topology.CLUSTER)).isEqualTo(Implementation.REDISSON);
   }
 }

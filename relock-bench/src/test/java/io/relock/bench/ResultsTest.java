@@ -50,6 +50,21 @@ class ResultsTest {
   }
 
   @Test
+  void onRedlock_theSummaryNamesTheGroupSize_andComparesWithRedissonsRedLock() {
+    Results r = new Results(SETTINGS, MACHINE, List.of(
+        BenchRows.row(Results.UNCONTENDED, Implementation.RELOCK, 1, 8, 3000, 27_000),
+        BenchRows.row(Results.UNCONTENDED, Implementation.REDISSON_REDLOCK, 1, 8, 1000, 9000),
+        BenchRows.row(Results.CONTENDED_PROCESSES, Implementation.RELOCK, 4, 8, 400, 3600),
+        BenchRows.row(Results.CONTENDED_PROCESSES, Implementation.REDISSON_REDLOCK, 4, 8, 100, 900)),
+        List.of(), 100, "0.1", Deployment.redlock(3));
+    assertThat(r.summaryLine()).isEqualTo("bench: topology=redlock-3 uncontended_vs_redisson=3.00"
+        + " contended_vs_redisson=4.00 contended_calls_per_acquisition=9.00 limit_fraction=n/a");
+    assertThat(r.tables().get(0).title()).endsWith("[topology: redlock, 3 masters (calls summed over them)]");
+    assertThat(r.tables().get(0).rows()).extracting(row -> row.get(0)).containsExactly("relock", "redisson-redlock");
+    assertThat(r.toJson()).containsEntry("topology", "redlock").containsEntry("redlock_masters", 3);
+  }
+
+  @Test
   void heldTargets_replaceTheOldTenCallsTarget() {
     List<String> held = results().targets().stream().map(Results.Target::what).filter(w -> w.contains("held locks")).toList();
     assertThat(held).containsExactly(
