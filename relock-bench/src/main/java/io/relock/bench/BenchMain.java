@@ -223,10 +223,13 @@ public final class BenchMain implements Callable<Integer> {
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
         log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, shorter warm-ups (JVMs"
-                + " often still compiling: rougher ratios than a full run's), scenario 2 (contended in one JVM) left out;"
-                + " %,d locks held for %d s under a %d s lease (the full run: 60 s under 30 s)%n",
-            settings.uncontendedThreads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")), settings.measure().toMillis() / 1000.0, settings.heldLocks(),
-            settings.holdFor().toSeconds(), settings.heldLease().toSeconds());
+                + " often still compiling: rougher ratios than a full run's)%s%s%n",
+            settings.uncontendedThreads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")),
+            settings.measure().toMillis() / 1000.0,
+            runScenarios.contains("contended-1jvm") ? "" : ", scenario 2 (contended in one JVM) left out",
+            runScenarios.contains("held") ? String.format(Locale.ROOT, "; %,d locks held for %d s under a %d s lease"
+                + " (the full run: 60 s under 30 s)", settings.heldLocks(), settings.holdFor().toSeconds(),
+                settings.heldLease().toSeconds()) : "");
       }
       Bench bench = new Bench(redis, settings, chosen, logDir, log);
       List<Row> rows = new ArrayList<>();

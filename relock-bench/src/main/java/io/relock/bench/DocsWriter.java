@@ -196,13 +196,14 @@ final class DocsWriter {
     passes.forEach(r -> md.append(r.summaryLine()).append('\n'));
     md.append("```\n\n");
     for (String scenario : Results.LOAD_SCENARIOS) {
-      List<String> header = new ArrayList<>(List.of("masters"));
-      header.addAll(Results.LOAD_COLUMNS);
+      // The group size goes right after the implementation, which stays first (left-aligned).
+      List<String> header = new ArrayList<>(Results.LOAD_COLUMNS);
+      header.add(1, "masters");
       Table t = new Table(first.titleOf(scenario), header);
       for (Results r : passes) {
         for (List<String> cells : r.cells(scenario)) {
-          List<String> row = new ArrayList<>(List.of(String.valueOf(r.deployment.masters())));
-          row.addAll(cells);
+          List<String> row = new ArrayList<>(cells);
+          row.add(1, String.valueOf(r.deployment.masters()));
           t.add(row.toArray(new String[0]));
         }
       }
@@ -211,15 +212,18 @@ final class DocsWriter {
       }
     }
     md.append("""
-        - **What each side does per uncontended acquisition.** relock asks every master at once to
-          take the lock and read its fence, then writes the fencing token to the masters that
-          granted it, and releases on every master at once: three rounds, one call per master
-          each. Redisson locks the masters one after another (one round per master) and unlocks
-          them all at once; it hands out no fencing token.
+        - **What each side sends per uncontended acquisition.** relock: 3 calls per master, in
+          three rounds that each go to every master at once (take the lock and read the
+          master's fence; write the fencing token where it was granted; release). Redisson: 3
+          calls per master too: its lock script to one master after another (N rounds), then
+          on every master at once its unlock script and a `DEL` of its unlock-latch key. It
+          hands out no fencing token.
         - **Waiting.** relock's waiters hear a `free` message from each master that frees the
-          lock and try again after a random pause of up to 3 ms; Redisson waits on each master in
-          turn through its pub/sub subscription there, up to 1.5 s per master, and starts over
-          when more masters refused than a majority allows.
+          lock and try again after a random pause of up to 3 ms; within one client they queue
+          in order, so in scenario 2 every acquisition is a hand-over through the masters.
+          Redisson waits on each master in turn through its pub/sub subscription there, up to
+          1.5 s per master, starts over when more masters refused than a majority allows, and
+          lets a thread that just unlocked take the lock straight back (`RLock` is not fair).
         - **Not run here:** the held-locks scenario (one Redis only, as on Sentinel and Cluster).
         """);
     md.append(REDLOCK_END);
