@@ -211,14 +211,23 @@ final class RedlockDriver implements RedisDriver {
     return onEveryNode(n -> runAcquire(n, keys, owner, lease, "reenter", "1", ""), keys).thenApply(answers -> {
       long count = 0;
       int ok = 0;
+      int unknown = 0;
       for (Answer a : answers) {
         if (a.code() == 2) {
           ok++;
           count = Math.max(count, a.n(1));
+        } else if (a.error() != null) {
+          unknown++;
         }
       }
       if (ok >= majority) {
         return List.<Object>of(2L, 0L, count);
+      }
+      if (ok + unknown >= majority) {
+        // The hold may still be on a majority (a master that has it did not answer): not a loss.
+        throw new RedlockUnavailableException("could not re-enter " + keys.get(0) + " on a majority of Redlock nodes: "
+            + String.join("; ", answers.stream().filter(a -> a.error() != null)
+                .map(a -> a.node().name() + ": " + message(a.error())).toList()));
       }
       requireMajorityAnswered(answers, keys, ok);
       return List.<Object>of(-2L, 0L, 0L);
@@ -483,20 +492,31 @@ final class RedlockDriver implements RedisDriver {
         });
   }
 
-  /** See inspect.lua; the owner is the one a majority names, else none. */
+  /** See inspect.lua; the owner is the one a majority names, else none (no queue, no per-name fence here). */
   private CompletableFuture<List<Object>> inspect(List<String> keys) {
-    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.INSPECT, keys.subList(0, 3), List.of(), keys.get(0))), keys)
-        .thenApply(answers -> {
+    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.REDLOCK_INSPECT, List.of(keys.get(0)), List.of(),
+        keys.get(0))), keys).thenApply(answers -> {
+          int answered = 0;
           for (Answer a : answers) {
-            if (a.reply() == null || "".equals(a.reply().get(0))) {
+            if (a.reply() == null) {
               continue;
             }
-            long same = answers.stream().filter(b -> b.reply() != null && a.reply().get(0).equals(b.reply().get(0))).count();
+            answered++;
+            Object owner = a.reply().get(0);
+            if ("".equals(owner)) {
+              continue;
+            }
+            long same = answers.stream().filter(b -> b.reply() != null && owner.equals(b.reply().get(0))).count();
             if (same >= majority) {
-              return a.reply();
+              List<Object> r = a.reply();
+              return List.<Object>of(owner, r.get(1), r.get(2), r.get(3), 0L, 0L);
             }
           }
-          requireMajorityAnswered(answers, keys, 0);
+          if (answered < majority) {
+            throw new RedlockUnavailableException("only " + answered + " of " + nodes.size()
+                + " Redlock nodes answered for " + keys.get(0) + ": " + String.join("; ", answers.stream()
+                    .filter(a -> a.error() != null).map(a -> a.node().name() + ": " + message(a.error())).toList()));
+          }
           return List.<Object>of("", 0L, 0L, -2L, 0L, 0L);
         });
   }

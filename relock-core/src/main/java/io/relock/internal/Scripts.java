@@ -15,9 +15,10 @@ public final class Scripts {
   public static final LuaScript REDLOCK_FENCE = LuaScript.load("redlock_fence.lua");
   public static final LuaScript REDLOCK_RELEASE = LuaScript.load("redlock_release.lua");
   public static final LuaScript REDLOCK_NODE = LuaScript.load("redlock_node.lua");
+  public static final LuaScript REDLOCK_INSPECT = LuaScript.load("redlock_inspect.lua");
 
   public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT, SERVER_INFO,
-      REDLOCK_ACQUIRE, REDLOCK_FENCE, REDLOCK_RELEASE, REDLOCK_NODE);
+      REDLOCK_ACQUIRE, REDLOCK_FENCE, REDLOCK_RELEASE, REDLOCK_NODE, REDLOCK_INSPECT);
 
   private Scripts() {}
 }

@@ -193,6 +193,7 @@ public abstract class RedlockContract {
     CompletableFuture<LockLease> waiting = waiter.lock("queue").acquireAsync(Duration.ofSeconds(60));
     await("the waiter is registered on every node", () -> nodes.stream()
         .allMatch(n -> (Long) n.execute("SCARD", lockKey("queue") + ":q") == 1L));
+    assertThat(waiter.lock("queue").isLocked()).as("isLocked() with a waiter registered").isTrue();
     held.close();
     try (LockLease lease = waiting.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
       assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());

@@ -67,6 +67,14 @@ public abstract class RelockContract {
     clients.clear();
   }
 
+  /**
+   * A builder connected to {@code uri}, before the test's own settings. Overridden to run a
+   * contract on another topology (see {@link RedlockTopology}).
+   */
+  protected Relock.Builder builderFor(String uri, DriverSettings settings) {
+    return Relock.builder().driver(connectDriver(uri, settings));
+  }
+
   protected Relock client() {
     return client(b -> b);
   }
@@ -76,7 +84,7 @@ public abstract class RelockContract {
   }
 
   protected Relock client(String uri, DriverSettings settings, UnaryOperator<Relock.Builder> custom) {
-    Relock c = custom.apply(Relock.builder().driver(connectDriver(uri, settings))).build();
+    Relock c = custom.apply(builderFor(uri, settings)).build();
     clients.add(c);
     return c;
   }
