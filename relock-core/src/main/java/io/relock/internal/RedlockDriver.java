@@ -87,6 +87,11 @@ final class RedlockDriver implements RedisDriver {
   private final java.util.concurrent.ScheduledThreadPoolExecutor retries;
   private final java.util.Set<CompletableFuture<Void>> pendingReleases = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile boolean closing;
+  /**
+   * Numbers every attempt of every acquisition: a hold remembers the attempt that took it, so that
+   * a give-back of an earlier attempt of the same owner, tried again late, cannot free it.
+   */
+  private final java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param nodes the masters, an odd number of at least three
@@ -208,7 +213,7 @@ final class RedlockDriver implements RedisDriver {
   }
 
   private CompletableFuture<List<Object>> reenter(List<String> keys, String owner, String lease) {
-    return onEveryNode(n -> runAcquire(n, keys, owner, lease, "reenter", "1", ""), keys).thenApply(answers -> {
+    return onEveryNode(n -> runAcquire(n, keys, owner, lease, "reenter", "1", "", ""), keys).thenApply(answers -> {
       long count = 0;
       int ok = 0;
       int unknown = 0;
@@ -238,20 +243,21 @@ final class RedlockDriver implements RedisDriver {
       List<String> args, String mode, boolean mayMark) {
     long started = System.nanoTime();
     String leaseArg = Long.toString(lease);
-    return onEveryNode(n -> runAcquire(n, keys, owner, leaseArg, nodeMode, args.get(3), args.get(4)), keys)
+    String attempt = Long.toString(attempts.incrementAndGet());
+    return onEveryNode(n -> runAcquire(n, keys, owner, leaseArg, nodeMode, args.get(3), args.get(4), attempt), keys)
         .thenCompose(answers -> {
           List<Answer> unmarked = answers.stream().filter(a -> a.code() == -9).toList();
           if (!unmarked.isEmpty() && mayMark) {
             return mark(unmarked, answers).thenCompose(marked -> marked
                 ? attempt(keys, owner, lease, nodeMode, args, mode, false)
-                : decide(keys, owner, lease, mode, started, answers));
+                : decide(keys, owner, attempt, lease, mode, started, answers));
           }
-          return decide(keys, owner, lease, mode, started, answers);
+          return decide(keys, owner, attempt, lease, mode, started, answers);
         });
   }
 
-  private CompletableFuture<List<Object>> decide(List<String> keys, String owner, long lease, String mode,
-      long started, List<Answer> answers) {
+  private CompletableFuture<List<Object>> decide(List<String> keys, String owner, String attempt, long lease,
+      String mode, long started, List<Answer> answers) {
     List<Node> granted = new ArrayList<>();
     long highestFence = 0;
     for (Answer a : answers) {
@@ -264,7 +270,7 @@ final class RedlockDriver implements RedisDriver {
       }
     }
     if (granted.size() < majority) {
-      return giveBack(keys, owner, answers, granted).thenApply(v -> refused(mode, answers, granted.size(), keys));
+      return giveBack(keys, owner, attempt, answers, granted).thenApply(v -> refused(mode, answers, granted.size(), keys));
     }
     long chosen = highestFence + 1;
     String token = Long.toString(chosen);
@@ -281,7 +287,7 @@ final class RedlockDriver implements RedisDriver {
       if (fenced >= majority && left > 0) {
         return CompletableFuture.completedFuture(List.<Object>of(1L, chosen, 1L));
       }
-      return giveBack(keys, owner, answers, granted).thenApply(v -> refused(mode, answers, (int) fenced, keys));
+      return giveBack(keys, owner, attempt, answers, granted).thenApply(v -> refused(mode, answers, (int) fenced, keys));
     });
   }
 
@@ -357,18 +363,19 @@ final class RedlockDriver implements RedisDriver {
   }
 
   /** Releases the lock for {@code owner} on every node that may have it: granted, or unknown. */
-  private CompletableFuture<Void> giveBack(List<String> keys, String owner, List<Answer> answers, List<Node> granted) {
+  private CompletableFuture<Void> giveBack(List<String> keys, String owner, String attempt, List<Answer> answers,
+      List<Node> granted) {
     List<CompletableFuture<Answer>> releases = new ArrayList<>();
     for (Answer a : answers) {
       if (granted.contains(a.node()) || a.error() != null) {
-        releases.add(releaseOn(a.node(), keys, owner));
+        releases.add(releaseOn(a.node(), keys, owner, attempt));
       }
     }
     return all(releases).thenApply(v -> null);
   }
 
   private CompletableFuture<Void> releaseEverywhere(List<String> keys, String owner) {
-    return onEveryNode(n -> releaseOn(n, keys, owner), keys).thenApply(answers -> {
+    return onEveryNode(n -> releaseOn(n, keys, owner, ""), keys).thenApply(answers -> {
       long gotThrough = answers.stream().filter(a -> a.error() == null).count();
       if (gotThrough < majority) {
         // The owner may still hold a majority: let the engine try again. (A minority not reached
@@ -440,7 +447,7 @@ final class RedlockDriver implements RedisDriver {
   private CompletableFuture<List<Object>> release(List<String> keys, List<String> args) {
     String owner = args.get(0);
     String all = args.get(2);
-    return onEveryNode(n -> "1".equals(all) ? releaseOn(n, keys, owner) : runRelease(n, keys, owner, all, "0"), keys)
+    return onEveryNode(n -> "1".equals(all) ? releaseOn(n, keys, owner, "") : runRelease(n, keys, owner, all, "0", ""), keys)
         .thenApply(answers -> {
       int released = 0;
       int unknown = 0;
@@ -523,7 +530,7 @@ final class RedlockDriver implements RedisDriver {
 
   /** See force_unlock.lua: frees the lock on every node, telling its waiters. */
   private CompletableFuture<List<Object>> forceUnlock(List<String> keys) {
-    return onEveryNode(n -> runRelease(n, keys, "", "1", "1"), keys).thenApply(answers -> {
+    return onEveryNode(n -> runRelease(n, keys, "", "1", "1", ""), keys).thenApply(answers -> {
       requireMajorityAnswered(answers, keys, 0);
       long held = answers.stream().filter(a -> a.reply() != null && a.n(1) == 1).count();
       return List.<Object>of(held > 0 ? 1L : 0L, 0L);
@@ -553,9 +560,9 @@ final class RedlockDriver implements RedisDriver {
   // ---- plumbing -------------------------------------------------------------------------------
 
   private CompletableFuture<Answer> runAcquire(Node n, List<String> keys, String owner, String lease, String mode,
-      String entryMillis, String channel) {
+      String entryMillis, String channel, String attempt) {
     return answer(n, n.scripts().run(NODE_ACQUIRE, List.of(keys.get(0), keys.get(2), markerKey, fenceKey),
-        List.of(owner, lease, mode, entryMillis, channel), keys.get(0)));
+        List.of(owner, lease, mode, entryMillis, channel, attempt), keys.get(0)));
   }
 
   /**
@@ -564,17 +571,17 @@ final class RedlockDriver implements RedisDriver {
    * tried again in the background until the node answers or the longest lease has passed, so that
    * a node that was slow during a release or a give-back keeps no stray hold for a whole lease.
    */
-  private CompletableFuture<Answer> releaseOn(Node n, List<String> keys, String owner) {
-    CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0");
+  private CompletableFuture<Answer> releaseOn(Node n, List<String> keys, String owner, String attempt) {
+    CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0", attempt);
     first.thenAccept(a -> {
       if (a.error() != null && ScriptRunner.isTransient(a.error())) {
-        retryRelease(n, keys, owner, System.nanoTime() + restartDelayMillis * 1_000_000L, 0);
+        retryRelease(n, keys, owner, attempt, System.nanoTime() + restartDelayMillis * 1_000_000L, 0);
       }
     });
     return first;
   }
 
-  private void retryRelease(Node n, List<String> keys, String owner, long giveUpAt, int attempt) {
+  private void retryRelease(Node n, List<String> keys, String owner, String ownAttempt, long giveUpAt, int attempt) {
     if (closing || System.nanoTime() - giveUpAt > 0) {
       return;
     }
@@ -582,9 +589,9 @@ final class RedlockDriver implements RedisDriver {
     pendingReleases.add(done);
     done.whenComplete((v, e) -> pendingReleases.remove(done));
     try {
-      retries.schedule(() -> runRelease(n, keys, owner, "1", "0").thenAccept(a -> {
+      retries.schedule(() -> runRelease(n, keys, owner, "1", "0", ownAttempt).thenAccept(a -> {
         if (a.error() != null && ScriptRunner.isTransient(a.error())) {
-          retryRelease(n, keys, owner, giveUpAt, attempt + 1);
+          retryRelease(n, keys, owner, ownAttempt, giveUpAt, attempt + 1);
         }
         done.complete(null);
       }), Retry.backoffNanos(attempt), TimeUnit.NANOSECONDS);
@@ -593,9 +600,10 @@ final class RedlockDriver implements RedisDriver {
     }
   }
 
-  private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force) {
-    return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), keys.get(2)), List.of(owner, all, force),
-        keys.get(0)));
+  private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force,
+      String attempt) {
+    return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), keys.get(2)),
+        List.of(owner, all, force, attempt), keys.get(0)));
   }
 
   private static CompletableFuture<Answer> answer(Node n, CompletableFuture<List<Object>> call) {

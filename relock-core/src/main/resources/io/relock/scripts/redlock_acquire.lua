@@ -14,6 +14,8 @@
 --         'reenter' the caller believes it holds the lock: raise the count; never takes it
 -- ARGV[4] how long an entry of KEYS[2] lasts, in milliseconds
 -- ARGV[5] the caller's client channel
+-- ARGV[6] the attempt: stored in field 'a' of a hold this call takes or finds the caller's, so that
+--         a give-back of an earlier attempt (see redlock_release.lua) cannot free it
 --
 -- Returns {code, n, pttl}:
 --   { 1, fence, 0}    taken now
@@ -47,11 +49,12 @@ end
 
 local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if holder == owner then
+  redis.call('HSET', KEYS[1], 'a', ARGV[6])
   redis.call('PEXPIRE', KEYS[1], lease)
   return {3, fence, 0}
 end
 if not holder then
-  redis.call('HSET', KEYS[1], 'o', owner, 'c', 1, 't', 0)
+  redis.call('HSET', KEYS[1], 'o', owner, 'c', 1, 't', 0, 'a', ARGV[6])
   redis.call('PEXPIRE', KEYS[1], lease)
   return {1, fence, 0}
 end

@@ -4,6 +4,8 @@
 -- ARGV[1] owner id of the caller
 -- ARGV[2] '1' to release every hold, '0' to drop one of several (never below 1)
 -- ARGV[3] '1' to free the lock whoever holds it (force unlock), else '0'
+-- ARGV[4] an attempt, or '': a give-back frees the hold only if that attempt took it (or found it);
+--         a later attempt of the same owner may have taken it again meanwhile
 --
 -- Returns {code, n}:
 --   { 1, count} one of several holds dropped; count is what this node still counts
@@ -18,6 +20,9 @@ if ARGV[3] ~= '1' then
   local early = refuse_or_drop_one(ARGV[1], ARGV[2])
   if early then
     return early
+  end
+  if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'a') ~= ARGV[4] then
+    return {0, 0}
   end
 end
 local held = redis.call('DEL', KEYS[1])
