@@ -86,7 +86,21 @@ final class RedlockDriver implements RedisDriver {
   /** Background retries of releases on nodes that did not answer (see {@link #releaseOn}). */
   private final java.util.concurrent.ScheduledThreadPoolExecutor retries;
   private final java.util.Set<CompletableFuture<Void>> pendingReleases = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * Full releases in doubt, by lock key and owner: the nodes that have released the lock so far,
+   * by an earlier attempt or a background retry, and since when. A later attempt of the same
+   * release counts them with its own (see {@link #releaseAll}).
+   */
+  private final Map<String, ReleasedOn> releasedSoFar = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean closing;
+
+  private record ReleasedOn(java.util.Set<String> nodes, long sinceNanos) {
+    ReleasedOn with(java.util.Set<String> more) {
+      java.util.Set<String> all = new java.util.HashSet<>(nodes);
+      all.addAll(more);
+      return new ReleasedOn(java.util.Set.copyOf(all), sinceNanos);
+    }
+  }
   /**
    * Numbers every attempt of every acquisition: a hold remembers the attempt that took it, so that
    * a give-back of an earlier attempt of the same owner, tried again late, cannot free it.
@@ -368,14 +382,14 @@ final class RedlockDriver implements RedisDriver {
     List<CompletableFuture<Answer>> releases = new ArrayList<>();
     for (Answer a : answers) {
       if (granted.contains(a.node()) || a.error() != null) {
-        releases.add(releaseOn(a.node(), keys, owner, attempt));
+        releases.add(releaseOn(a.node(), keys, owner, attempt, null));
       }
     }
     return all(releases).thenApply(v -> null);
   }
 
   private CompletableFuture<Void> releaseEverywhere(List<String> keys, String owner) {
-    return onEveryNode(n -> releaseOn(n, keys, owner, ""), keys).thenApply(answers -> {
+    return onEveryNode(n -> releaseOn(n, keys, owner, "", null), keys).thenApply(answers -> {
       long gotThrough = answers.stream().filter(a -> a.error() == null).count();
       if (gotThrough < majority) {
         // The owner may still hold a majority: let the engine try again. (A minority not reached
@@ -443,11 +457,17 @@ final class RedlockDriver implements RedisDriver {
 
   // ---- release.lua, renew.lua, inspect.lua, force_unlock.lua --------------------------------
 
-  /** See release.lua: ARGV owner, retention, all, successor (ignored: no hand-over here), ahead. */
+  /**
+   * See release.lua: ARGV owner, retention, all, successor (ignored: no hand-over here), ahead.
+   * Every hold at once: {@link #releaseAll}; here, one of several holds is dropped on every node.
+   */
   private CompletableFuture<List<Object>> release(List<String> keys, List<String> args) {
     String owner = args.get(0);
     String all = args.get(2);
-    return onEveryNode(n -> "1".equals(all) ? releaseOn(n, keys, owner, "") : runRelease(n, keys, owner, all, "0", ""), keys)
+    if ("1".equals(all)) {
+      return releaseAll(keys, owner);
+    }
+    return onEveryNode(n -> runRelease(n, keys, owner, all, "0", ""), keys)
         .thenApply(answers -> {
       int released = 0;
       int unknown = 0;
@@ -464,7 +484,7 @@ final class RedlockDriver implements RedisDriver {
         }
       }
       if (released >= majority) {
-        return "1".equals(all) ? List.<Object>of(2L, 0L) : List.<Object>of(1L, Math.max(1, count));
+        return List.<Object>of(1L, Math.max(1, count));
       }
       if (released + unknown >= majority) {
         throw new RedlockUnavailableException("could not release " + keys.get(0) + " on a majority of Redlock nodes: "
@@ -473,6 +493,74 @@ final class RedlockDriver implements RedisDriver {
       }
       return List.<Object>of(other ? 0L : -1L, 0L); // lost on a majority
     });
+  }
+
+  /**
+   * Releases every hold of {@code owner}: freed when a majority of nodes have released it, counting
+   * the nodes an earlier attempt of this release or a background retry released (a release that
+   * failed on some nodes is tried again by the engine, and the nodes it did free then answer "not
+   * held"). When too few nodes answered to tell, the failure says whether this release may still
+   * have freed a majority. It may not if every node that failed never received the call (the
+   * driver's {@link io.relock.spi.CommandNotSentException}): the failure is then one too, so that
+   * the engine does not take a later "not held" for the lost reply of a release that freed the
+   * lock. Otherwise a hold left on a minority (one of its two nodes restarted without its data)
+   * was reported released, not lost, when its holder closed it while the other nodes reconnected
+   * (found by the torture suite's Redlock runs).
+   */
+  private CompletableFuture<List<Object>> releaseAll(List<String> keys, String owner) {
+    String id = keys.get(0) + " " + owner;
+    return onEveryNode(n -> releaseOn(n, keys, owner, "", id), keys).thenApply(answers -> {
+      java.util.Set<String> released = new java.util.HashSet<>();
+      boolean other = false;
+      for (Answer a : answers) {
+        if (a.reply() != null && (a.code() == 1 || a.code() == 2)) {
+          released.add(a.node().name());
+        } else if (a.reply() != null && a.code() == 0) {
+          other = true;
+        }
+      }
+      ReleasedOn before = releasedSoFar.get(id);
+      if (before != null) {
+        released.addAll(before.nodes());
+      }
+      int mayHaveRun = 0;
+      int unsent = 0;
+      for (Answer a : answers) {
+        if (a.error() != null && !released.contains(a.node().name())) {
+          if (ScriptRunner.mayHaveRun(a.error())) {
+            mayHaveRun++;
+          } else {
+            unsent++;
+          }
+        }
+      }
+      if (released.size() >= majority) {
+        releasedSoFar.remove(id);
+        return List.<Object>of(2L, 0L);
+      }
+      if (released.size() + mayHaveRun + unsent >= majority) {
+        remember(id, released);
+        String why = "could not release " + keys.get(0) + " on a majority of Redlock nodes: " + String.join("; ",
+            answers.stream().filter(a -> a.error() != null).map(a -> a.node().name() + ": " + message(a.error())).toList());
+        if (released.size() + mayHaveRun >= majority) {
+          throw new RedlockUnavailableException(why);
+        }
+        throw new io.relock.spi.CommandNotSentException(why + " (never sent to them)", null);
+      }
+      releasedSoFar.remove(id);
+      return List.<Object>of(other ? 0L : -1L, 0L); // lost on a majority
+    });
+  }
+
+  /**
+   * Adds {@code nodes} to what release {@code id} freed so far, and forgets releases older than
+   * any retry of theirs (the engine and the background retries give up within the longest lease).
+   */
+  private void remember(String id, java.util.Set<String> nodes) {
+    long now = System.nanoTime();
+    long stale = (restartDelayMillis + 2 * settings.commandTimeout().toMillis()) * 1_000_000L;
+    releasedSoFar.values().removeIf(r -> now - r.sinceNanos() > stale);
+    releasedSoFar.merge(id, new ReleasedOn(java.util.Set.copyOf(nodes), now), (old, more) -> old.with(more.nodes()));
   }
 
   /** See renew.lua: a lock counts as renewed when a majority renewed it. */
@@ -571,17 +659,18 @@ final class RedlockDriver implements RedisDriver {
    * tried again in the background until the node answers or the longest lease has passed, so that
    * a node that was slow during a release or a give-back keeps no stray hold for a whole lease.
    */
-  private CompletableFuture<Answer> releaseOn(Node n, List<String> keys, String owner, String attempt) {
+  private CompletableFuture<Answer> releaseOn(Node n, List<String> keys, String owner, String attempt, String trackId) {
     CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0", attempt);
     first.thenAccept(a -> {
       if (a.error() != null && ScriptRunner.isTransient(a.error())) {
-        retryRelease(n, keys, owner, attempt, System.nanoTime() + restartDelayMillis * 1_000_000L, 0);
+        retryRelease(n, keys, owner, attempt, trackId, System.nanoTime() + restartDelayMillis * 1_000_000L, 0);
       }
     });
     return first;
   }
 
-  private void retryRelease(Node n, List<String> keys, String owner, String ownAttempt, long giveUpAt, int attempt) {
+  private void retryRelease(Node n, List<String> keys, String owner, String ownAttempt, String trackId, long giveUpAt,
+      int attempt) {
     if (closing || System.nanoTime() - giveUpAt > 0) {
       return;
     }
@@ -591,7 +680,9 @@ final class RedlockDriver implements RedisDriver {
     try {
       retries.schedule(() -> runRelease(n, keys, owner, "1", "0", ownAttempt).thenAccept(a -> {
         if (a.error() != null && ScriptRunner.isTransient(a.error())) {
-          retryRelease(n, keys, owner, ownAttempt, giveUpAt, attempt + 1);
+          retryRelease(n, keys, owner, ownAttempt, trackId, giveUpAt, attempt + 1);
+        } else if (trackId != null && a.reply() != null && a.code() == 2) {
+          remember(trackId, java.util.Set.of(n.name()));
         }
         done.complete(null);
       }), Retry.backoffNanos(attempt), TimeUnit.NANOSECONDS);
