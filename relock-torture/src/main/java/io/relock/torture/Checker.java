@@ -35,6 +35,7 @@ final class Checker {
         LossCheck.check(holds, timeline, settings.lease()),
         StuckLockCheck.check(history, requests, timeline, settings.lease(), settings.stuckBound()),
         UpdateCheck.check(holds, store), topology, replicaAcks,
-        FailoverCheck.check(history, holds, timeline, replicaAcks), null);
+        FailoverCheck.check(history, holds, timeline, replicaAcks),
+        topology == Topology.REDLOCK ? RedlockCheck.check(history, holds, timeline, settings.lease()) : RedlockCheck.Result.NONE, null);
   }
 }

@@ -1,6 +1,7 @@
 package io.relock.torture;
 
 import io.relock.testkit.JvmProcess;
+import io.relock.testkit.RedisMasterGroup;
 import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
 import io.relock.testkit.TcpProxy;
@@ -21,25 +22,36 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Redis through a {@link TcpProxy} of its own, so that one worker can be cut off while the others
  * carry on. In the Sentinel topology the lock Redis is a {@link RedisSentinelGroup} (a primary, one
  * replica, three sentinels) and the workers connect through the sentinels, without proxies (the
- * sentinels hand out the nodes' real addresses).
+ * sentinels hand out the nodes' real addresses). In the Redlock topology the lock Redis is a {@link
+ * RedisMasterGroup} of three masters, and each worker reaches each master through a proxy of its
+ * own, so that one master can be cut off from every worker at once ({@link #partitionMaster}).
  */
 final class Cluster implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  /** How many masters the Redlock topology has: the fewest that tolerate one failure. */
+  static final int REDLOCK_MASTERS = 3;
+  /** How long the nemesis waits for a lock server's answer when it reads the locks. */
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
   private static final List<String> WORKER_JVM_OPTIONS =
       List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
-  /** One worker process and its proxy (null in the Sentinel topology). */
+  /**
+   * One worker process and its proxy (null in the Sentinel and Redlock topologies), or its proxies,
+   * one per master, in the Redlock topology (empty in the others).
+   */
   static final class Worker {
     final String name;
     final TcpProxy proxy;
+    final List<TcpProxy> masterProxies;
     final JvmProcess process;
     final Path history;
     volatile String clientId;
     volatile boolean killed;
 
-    Worker(String name, TcpProxy proxy, JvmProcess process, Path history) {
+    Worker(String name, TcpProxy proxy, List<TcpProxy> masterProxies, JvmProcess process, Path history) {
       this.name = name;
       this.proxy = proxy;
+      this.masterProxies = masterProxies;
       this.process = process;
       this.history = history;
     }
@@ -54,8 +66,10 @@ final class Cluster implements AutoCloseable {
   final Path runDir;
   /** The lock Redis of the single-server topology; null in the Sentinel topology. */
   final RedisServer lockRedis;
-  /** The lock Redis of the Sentinel topology; null in the single-server topology. */
+  /** The lock Redis of the Sentinel topology; null in the others. */
   final RedisSentinelGroup sentinel;
+  /** The lock Redis of the Redlock topology; null in the others. */
+  final RedisMasterGroup masters;
   final RedisServer storeRedis;
   private final int replicaAcks;
   private final Duration replicaAckTimeout;
@@ -70,10 +84,11 @@ final class Cluster implements AutoCloseable {
   private int started;
 
   private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, RedisServer lockRedis,
-      RedisSentinelGroup sentinel, RedisServer storeRedis, HistoryWriter log, int replicaAcks,
-      Duration replicaAckTimeout) {
+      RedisSentinelGroup sentinel, RedisMasterGroup masters, RedisServer storeRedis, HistoryWriter log,
+      int replicaAcks, Duration replicaAckTimeout) {
     this.settings = settings;
     this.sentinel = sentinel;
+    this.masters = masters;
     this.primary = sentinel == null ? null : sentinel.primary();
     this.replicaAcks = replicaAcks;
     this.replicaAckTimeout = replicaAckTimeout;
@@ -103,15 +118,16 @@ final class Cluster implements AutoCloseable {
     }
     RedisServer lock = null;
     RedisSentinelGroup group = null;
+    RedisMasterGroup masters = null;
     RedisServer store = null;
     try {
-      if (topology == Topology.SENTINEL) {
-        group = startSentinelGroup();
-      } else {
-        lock = RedisServer.start();
+      switch (topology) {
+        case SENTINEL -> group = startSentinelGroup();
+        case REDLOCK -> masters = RedisMasterGroup.start(REDLOCK_MASTERS);
+        default -> lock = RedisServer.start();
       }
       store = RedisServer.start();
-      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, lock, group, store, log, replicaAcks,
+      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, lock, group, masters, store, log, replicaAcks,
           replicaAckTimeout);
       List<Worker> starting = new ArrayList<>();
       for (int i = 0; i < settings.processes(); i++) {
@@ -127,6 +143,9 @@ final class Cluster implements AutoCloseable {
       }
       if (group != null) {
         group.close();
+      }
+      if (masters != null) {
+        masters.close();
       }
       if (store != null) {
         store.close();
@@ -152,9 +171,25 @@ final class Cluster implements AutoCloseable {
     return group;
   }
 
-  /** The lock Redis's primary now: the single server, or the Sentinel group's last promoted primary. */
+  /**
+   * The lock Redis's primary now: the single server, or the Sentinel group's last promoted primary.
+   * Not for the Redlock topology, which has no one server: see {@link #lockNodes()}.
+   */
   RedisServer lockServer() {
+    if (masters != null) {
+      throw new IllegalStateException("the Redlock topology has " + masters.size() + " masters, not one lock server");
+    }
     return sentinel == null ? lockRedis : primary;
+  }
+
+  /** Every server that holds locks: the single server or the Sentinel primary, or every Redlock master. */
+  List<RedisServer> lockNodes() {
+    return masters != null ? masters.masters() : List.of(lockServer());
+  }
+
+  /** How the nemesis names lock node {@code i}: {@code m0}, {@code m1}, ... for Redlock masters, else {@code redis}. */
+  String nodeName(int i) {
+    return masters != null ? "m" + i : "redis";
   }
 
   /** The nemesis tells after each failover which node the sentinels promoted. */
@@ -162,9 +197,41 @@ final class Cluster implements AutoCloseable {
     primary = node;
   }
 
-  /** The URI clients of the coordinator use for the lock Redis (no proxy). */
+  /** The URI clients of the coordinator use for the lock Redis (no proxy); not for the Redlock topology. */
   String lockUri() {
+    if (masters != null) {
+      throw new IllegalStateException("the Redlock topology has no single lock URI");
+    }
     return sentinel == null ? lockRedis.uri() : sentinel.sentinelUri();
+  }
+
+  /**
+   * Cuts Redlock master {@code i} off from every worker: their proxies to it drop all bytes both
+   * ways, so the workers see timeouts, not errors.
+   */
+  void partitionMaster(int i) {
+    alive().forEach(w -> w.masterProxies.get(i).blackhole());
+  }
+
+  /**
+   * Ends {@link #partitionMaster}. The connections are reset first: bytes dropped from a live
+   * stream leave a connection out of step for good (see {@link Fault#BLACKHOLE_RESUME}), and a
+   * partition long enough to matter would have killed them anyway.
+   */
+  void healMaster(int i) {
+    for (Worker w : alive()) {
+      w.masterProxies.get(i).cut();
+      w.masterProxies.get(i).restore();
+    }
+  }
+
+  /** Resets every worker's connections to Redlock master {@code i} and refuses new ones until {@link #restoreMaster}. */
+  void cutMaster(int i) {
+    alive().forEach(w -> w.masterProxies.get(i).cut());
+  }
+
+  void restoreMaster(int i) {
+    alive().forEach(w -> w.masterProxies.get(i).restore());
   }
 
   /**
@@ -228,14 +295,23 @@ final class Cluster implements AutoCloseable {
 
   private synchronized Worker launchWorker() {
     String name = "w" + (++started);
-    TcpProxy proxy = sentinel == null ? TcpProxy.start(lockRedis.host(), lockRedis.port()) : null;
+    TcpProxy proxy = lockRedis != null ? TcpProxy.start(lockRedis.host(), lockRedis.port()) : null;
+    List<TcpProxy> masterProxies = new ArrayList<>();
+    if (masters != null) {
+      for (RedisServer m : masters.masters()) {
+        masterProxies.add(TcpProxy.start(m.host(), m.port()));
+      }
+    }
+    String lockUri = proxy != null ? proxy.uri()
+        : masters != null ? String.join(",", masterProxies.stream().map(TcpProxy::uri).toList())
+        : sentinel.sentinelUri();
     Path history = runDir.resolve(name + ".jsonl");
-    WorkerConfig config = new WorkerConfig(name, proxy != null ? proxy.uri() : sentinel.sentinelUri(),
-        storeRedis.uri(), history, stopFile,
+    WorkerConfig config = new WorkerConfig(name, lockUri, storeRedis.uri(), history, stopFile,
         settings.threads(), settings.locks(), settings.lease(), settings.commandTimeout(),
         settings.recheckInterval(), settings.acquireWait(), settings.holdMin(), settings.holdMax(),
         settings.longHoldOneIn(), settings.longHoldMin(), settings.longHoldMax(), abandonOneIn,
-        seed * 1009 + started, replicaAcks, replicaAckTimeout);
+        seed * 1009 + started, replicaAcks, replicaAckTimeout,
+        masters != null ? settings.redlockRestartDelay() : Duration.ZERO);
     JvmProcess process;
     try {
       process = JvmProcess.start(WORKER_JVM_OPTIONS, WorkerMain.class, config.toArgs().toArray(String[]::new));
@@ -243,9 +319,10 @@ final class Cluster implements AutoCloseable {
       if (proxy != null) {
         proxy.close();
       }
+      masterProxies.forEach(TcpProxy::close);
       throw e;
     }
-    Worker w = new Worker(name, proxy, process, history);
+    Worker w = new Worker(name, proxy, List.copyOf(masterProxies), process, history);
     workers.add(w);
     return w;
   }
@@ -260,22 +337,68 @@ final class Cluster implements AutoCloseable {
   }
 
   /**
-   * Which live worker holds each lock now, read straight from the lock Redis (locks that nobody
-   * holds, or that a killed worker still holds, are absent).
+   * Which live worker holds each lock now, read straight from the lock servers (locks that nobody
+   * holds, or that a killed worker still holds, are absent). With Redlock, the holder is the owner
+   * a majority of the masters name.
    */
   Map<String, Worker> holders() {
     Map<String, Worker> holders = new LinkedHashMap<>();
-    for (String lock : settings.locks()) {
-      Object owner = lockServer().execute("HGET", "relock:{" + lock + "}", "o");
-      if (owner instanceof String o) {
-        for (Worker w : alive()) {
-          if (w.clientId != null && o.startsWith(w.clientId + ":")) {
-            holders.put(lock, w);
-          }
-        }
+    for (LockView view : views()) {
+      Worker w = holderOf(view);
+      if (w != null) {
+        holders.put(view.lock(), w);
       }
     }
     return holders;
+  }
+
+  /** The live worker whose thread {@code view} shows holding the lock, or null. */
+  Worker holderOf(LockView view) {
+    LockView.Entry e = view.holder();
+    if (e == null) {
+      return null;
+    }
+    for (Worker w : alive()) {
+      if (w.clientId != null && e.owner().startsWith(w.clientId + ":")) {
+        return w;
+      }
+    }
+    return null;
+  }
+
+  /** Every lock as the lock servers have it now, node by node. */
+  List<LockView> views() {
+    List<LockView> views = new ArrayList<>();
+    List<RedisServer> nodes = lockNodes();
+    for (String lock : settings.locks()) {
+      List<LockView.Entry> entries = new ArrayList<>();
+      for (RedisServer node : nodes) {
+        entries.add(read(node, lock));
+      }
+      views.add(new LockView(lock, java.util.Collections.unmodifiableList(entries)));
+    }
+    return views;
+  }
+
+  /**
+   * The owner and token of {@code lock} on {@code node}; null if it has none or does not answer
+   * (a paused or restarting Redlock master is only one of three: the others still tell who holds).
+   */
+  private static LockView.Entry read(RedisServer node, String lock) {
+    Object reply;
+    try {
+      reply = node.execute(READ_TIMEOUT, "HMGET", lockKey(lock), "o", "t");
+    } catch (UncheckedIOException | RedisServer.ErrorReply e) {
+      return null;
+    }
+    if (reply instanceof List<?> fields && fields.size() == 2 && fields.get(0) instanceof String owner) {
+      return new LockView.Entry(owner, fields.get(1) instanceof String t ? t : "0");
+    }
+    return null;
+  }
+
+  static String lockKey(String lock) {
+    return "relock:{" + lock + "}";
   }
 
   /**
@@ -311,12 +434,16 @@ final class Cluster implements AutoCloseable {
       if (w.proxy != null) {
         w.proxy.close();
       }
+      w.masterProxies.forEach(TcpProxy::close);
     }
     if (lockRedis != null) {
       lockRedis.close();
     }
     if (sentinel != null) {
       sentinel.close();
+    }
+    if (masters != null) {
+      masters.close();
     }
     storeRedis.close();
   }

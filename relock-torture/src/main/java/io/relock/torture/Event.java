@@ -64,6 +64,18 @@ record Event(long wallMillis, long monoNanos, long pid, String proc, String thre
   static final String PROMOTED = "promoted";
   /** Sentinel topology: the killed node is back as a replica and in sync. data: port, ms (rejoin to sync). */
   static final String REJOINED = "rejoined";
+  /**
+   * Redlock topology: a hold the restart of a master without its data erased (its lock was on that
+   * master and on fewer than a majority of the others, read just before the restart); recorded
+   * once the master is back. lock, token; data: fault, master, owner.
+   */
+  static final String ERASED = "erased";
+  /**
+   * A lock key found on a lock server after every worker had stopped. lock; data: node (m0.. or
+   * redis), nodes (how many lock servers there are), owner, gone_ms (when it was first seen gone,
+   * in ms since the check began; absent if it was still there when the check gave up).
+   */
+  static final String LEFTOVER = "leftover";
   /** A nemesis step that failed (the harness, not relock); data: error. The nemesis stops there. */
   static final String NEMESIS_ERROR = "nemesis_error";
 

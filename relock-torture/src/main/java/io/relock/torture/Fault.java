@@ -32,7 +32,31 @@ enum Fault {
   FAILOVER_HOLE("failover-hole", "Sentinel topology: like failover, but replication is cut for up to 2.5 s"
       + " before the primary is killed (until a hold granted since is at work), so the acquisitions of that"
       + " time never reach the replica that is promoted (the Sentinel hole); replication is restored after"
-      + " the failover");
+      + " the failover"),
+  /** Redlock topology only. */
+  PARTITION_MASTER("partition-master", "Redlock topology: during a long hold, silently drop every worker's traffic"
+      + " to and from one of the masters that hold it (blackhole its proxies) for 1 to 3 s, then heal the"
+      + " partition by resetting those connections"),
+  /** Redlock topology only. */
+  PAUSE_MASTER("pause-master", "Redlock topology: during a long hold, SIGSTOP one of the masters that hold it"
+      + " for 0.5 to 3 s, well past the per-node timeout (a quarter of the command timeout, 250 ms), then SIGCONT"),
+  /** Redlock topology only. */
+  RESTART_MASTER("restart-master", "Redlock topology: cut one master off until a hold granted by the other two"
+      + " alone has been at work for a moment (up to 3 s), heal it, then restart one of those two without its"
+      + " data, which erases that hold (its lock is left on one master of three); relock's delayed restart"
+      + " keeps the restarted master out of every majority for 3 s after a client notices, so nobody may be"
+      + " granted the lock before its erased holder is told"),
+  /**
+   * Redlock topology only: the control of {@link #RESTART_MASTER}. What relock does when it finds a
+   * master that lost its data, with a delay of 0 (the nemesis runs relock's own marking script
+   * before any client can reach the restarted master), as a Redlock without a delayed restart
+   * would behave. Its overlaps are the point of the run, not a failure.
+   */
+  RESTART_MASTER_NODELAY("restart-master-nodelay", "Redlock topology, control: like restart-master, but the"
+      + " restarted master takes part again at once (the nemesis marks it as relock would, fence floor"
+      + " included, with a delay of 0, before any worker reaches it), as a Redlock without the delayed"
+      + " restart would: the next holder can be granted the lock while the erased holder still believes"
+      + " it holds it. Its overlaps show what the delay prevents and are expected");
 
   /** The faults a combined run draws from. */
   static final List<Fault> SINGLE = List.of(PAUSE_HOLDER, KILL_HOLDER, RESTART_REDIS, PAUSE_REDIS, CUT_HOLDER,
@@ -54,6 +78,13 @@ enum Fault {
 
   /** The faults of the Sentinel topology's runs (the others need the single-server topology). */
   static final List<Fault> SENTINEL = List.of(FAILOVER, FAILOVER_HOLE);
+
+  /** The faults of the Redlock topology's runs, the control last. */
+  static final List<Fault> REDLOCK = List.of(PARTITION_MASTER, PAUSE_MASTER, RESTART_MASTER, RESTART_MASTER_NODELAY);
+
+  boolean isRedlock() {
+    return REDLOCK.contains(this);
+  }
 
   boolean isFailover() {
     return this == FAILOVER || this == FAILOVER_HOLE;

@@ -57,6 +57,20 @@ final class Hold {
     return wasAcquired() && other.wasAcquired() && acquired < other.end && other.acquired < end;
   }
 
+  /**
+   * When relock first told this holder, before {@code close()}, that its lease was lost: its
+   * {@code onLost} listener ran, or {@code isValid()} was false just before {@code close()}.
+   * {@link Long#MAX_VALUE} if it never did (a {@code LockLostException} from {@code close()} tells
+   * it only once it stopped acting as the holder).
+   */
+  long toldAt() {
+    long told = lostNotice >= 0 ? lostNotice : Long.MAX_VALUE;
+    if (Boolean.FALSE.equals(validAtRelease)) {
+      told = Math.min(told, releaseSent);
+    }
+    return told;
+  }
+
   @Override
   public String toString() {
     return id + " (token " + token + ")";

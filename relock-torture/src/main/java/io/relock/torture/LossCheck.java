@@ -16,7 +16,12 @@ import java.util.Set;
  *   <li>a failover hole erased it (Sentinel topology; see {@link Timeline#erasedBy}) and its
  *       {@code close()} reached the new primary (it did not end in {@code RelockException}): the
  *       lock it released was not there. An erased hold whose {@code close()} could not reach the
- *       new primary counts only through the first rule, for the reason restarts do below.
+ *       new primary counts only through the first rule, for the reason restarts do below;
+ *   <li>the restart of a Redlock master without its data erased it (its lock was left on fewer
+ *       than a majority of the masters; see {@link Timeline#erasureOf}) and its {@code close()}
+ *       did not end in {@code RelockException}: relock must find it lost, by a renewal or at the
+ *       release, which no longer reaches a majority holding it. As with a failover hole, a
+ *       release that could not reach the masters counts only through the first rule.
  * </ul>
  * A restart of the lock Redis loses every lock, but counts only through the first rule (someone
  * else got the lock): a holder whose lock vanished while nobody else took it, and whose release
@@ -90,6 +95,11 @@ final class LossCheck {
     if (hole != null && !Event.RELEASE_FAILED.equals(h.outcome)) {
       return "a failover hole erased it: granted after replication was cut at " + timeline.at(hole.cut())
           + ", still held when the primary was killed at " + timeline.at(hole.kill());
+    }
+    Timeline.Erasure erasure = timeline.erasureOf(h);
+    if (erasure != null && !Event.RELEASE_FAILED.equals(h.outcome)) {
+      return "the restart of " + erasure.master() + " without its data at " + timeline.at(erasure.at())
+          + " erased it: its lock was left on fewer than a majority of the masters";
     }
     if (h.fixedLease && h.end - h.acquired > lease + margin) {
       return "its fixed lease ran out before " + timeline.at(h.end);

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * Injects a run's faults, one {@link Step} at a time, and records each in the nemesis history.
  * A fault window is recorded from the moment the fault is in force (after SIGSTOP took effect,
  * after the proxy cut) to the moment before it is lifted, so a recorded window never overstates
- * the fault; the checker relies on that when it decides that a hold must have been lost.
+ * the fault; the checker relies on that when it decides that a hold must have been lost. For the
+ * same reason a hold a Redlock master's restart erased is recorded only once the master is back.
  */
 final class Nemesis {
   private static final Duration LONG_HOLD_WAIT = Duration.ofSeconds(3);
@@ -35,8 +36,17 @@ final class Nemesis {
   private static final Duration HOLE_HOLD_AGE = TortureSettings.REPLICA_ACK_TIMEOUT.plusMillis(200);
   /** Replication stays cut at least this long before the primary is killed (failover-hole). */
   private static final Duration MIN_CUT = Duration.ofMillis(300);
+  /**
+   * restart-master: the third master stays cut off at least this long before the wait for a hold
+   * the other two granted alone (a hold asked for before the cut may still complete on them).
+   */
+  private static final Duration MIN_MASTER_CUT = Duration.ofMillis(300);
   private static final Duration FAILOVER_DEADLINE = Duration.ofSeconds(30);
   private static final Duration RESYNC_DEADLINE = Duration.ofSeconds(20);
+  /** relock's Redlock node marker and fence (default key prefix), and its script that writes them. */
+  private static final String MARKER_KEY = "relock:redlock:node";
+  private static final String FENCE_KEY = "relock:redlock:fence";
+  private static final String MARK_SCRIPT = relockScript("redlock_node.lua");
 
   private final Cluster cluster;
   private final HistoryWriter log;
@@ -59,6 +69,17 @@ final class Nemesis {
       sleep(step.gapBefore());
       if (System.nanoTime() - endNanos >= 0) {
         break;
+      }
+      if (step.fault().isRedlock()) {
+        try {
+          done.add(redlock(step));
+        } catch (RuntimeException e) {
+          // The harness, not relock: a master did not come back. Stop faulting, as after a failed failover.
+          log.record(Event.NEMESIS_ERROR, null, null, 0, fields("error", String.valueOf(e.getMessage())));
+          done.add(step.fault().id + " failed: " + e.getMessage());
+          break;
+        }
+        continue;
       }
       if (step.fault().isFailover()) {
         try {
@@ -158,7 +179,7 @@ final class Nemesis {
   }
 
   private String pauseRedis(Step step) {
-    Cluster.Worker atWork = awaitLongHolder();
+    Cluster.Worker atWork = worker(awaitLongHolder());
     cluster.lockRedis.pause();
     log.record(Event.FAULT_START, null, null, 0, fields("fault", step.fault().id, "target", "redis",
         "detail", step.length().toMillis() + " ms"));
@@ -169,7 +190,7 @@ final class Nemesis {
   }
 
   private String isolateHolder(Step step) {
-    Cluster.Worker atWork = awaitLongHolder();
+    Cluster.Worker atWork = worker(awaitLongHolder());
     Cluster.Worker w = atWork != null ? atWork : pickHolder(step);
     if (step.fault() == Fault.CUT_HOLDER) {
       w.proxy.cut();
@@ -201,37 +222,48 @@ final class Nemesis {
     return "delay " + step.latency().toMillis() + " ms on " + target + " for " + Step.seconds(step.length());
   }
 
+  /** A hold at work: its lock as the lock servers had it when it qualified, and its worker. */
+  private record AtWork(LockView view, Cluster.Worker worker) {}
+
+  private static Cluster.Worker worker(AtWork atWork) {
+    return atWork == null ? null : atWork.worker();
+  }
+
   /**
    * Waits (up to {@link #LONG_HOLD_WAIT}) until some worker has held a lock for {@link
    * #LONG_HOLD_AGE}, longer than any short critical section, and returns it; null if none did.
    * A network fault or a Redis pause then hits a holder still at work, the case that matters;
-   * one that hits between critical sections tests little. Read from the lock Redis: the same
-   * fencing token for that long means the same hold.
+   * one that hits between critical sections tests little. Read from the lock servers: the same
+   * holder with the same fencing token for that long means the same hold.
    */
-  private Cluster.Worker awaitLongHolder() {
-    return awaitLongHolder(LONG_HOLD_WAIT, LONG_HOLD_AGE, Map.of());
+  private AtWork awaitLongHolder() {
+    return awaitLongHolder(LONG_HOLD_WAIT, LONG_HOLD_AGE, Map.of(), v -> true);
   }
 
   /**
    * Like {@link #awaitLongHolder()}, waiting up to {@code wait} for a hold of at least {@code age}
-   * whose token is none of {@code excluded} (lock to token): a hold granted after those were read.
+   * whose token is none of {@code excluded} (lock to token: a hold granted after those were read)
+   * and whose view passes {@code where}.
    */
-  private Cluster.Worker awaitLongHolder(Duration wait, Duration age, Map<String, String> excluded) {
-    Map<String, String> tokens = new java.util.HashMap<>();
+  private AtWork awaitLongHolder(Duration wait, Duration age, Map<String, String> excluded,
+      java.util.function.Predicate<LockView> where) {
+    Map<String, LockView.Entry> seen = new java.util.HashMap<>();
     Map<String, Long> since = new java.util.HashMap<>();
     long deadline = System.nanoTime() + wait.toNanos();
     while (System.nanoTime() - deadline < 0) {
-      Map<String, Cluster.Worker> holders = cluster.holders();
-      long now = System.nanoTime();
-      for (String lock : cluster.settings.locks()) {
-        Object token = cluster.lockServer().execute("HGET", "relock:{" + lock + "}", "t");
-        String t = token instanceof String s ? s : null;
-        if (t == null || !t.equals(tokens.get(lock))) {
-          tokens.put(lock, t);
+      for (LockView view : cluster.views()) {
+        long now = System.nanoTime();
+        String lock = view.lock();
+        LockView.Entry held = view.holder();
+        if (held == null || !held.equals(seen.get(lock))) {
+          seen.put(lock, held);
           since.put(lock, now);
-        } else if (now - since.get(lock) >= age.toNanos() && holders.containsKey(lock)
-            && !t.equals(excluded.get(lock))) {
-          return holders.get(lock);
+          continue;
+        }
+        Cluster.Worker w = cluster.holderOf(view);
+        if (now - since.get(lock) >= age.toNanos() && w != null && !held.token().equals(excluded.get(lock))
+            && where.test(view)) {
+          return new AtWork(view, w);
         }
       }
       sleep(Duration.ofMillis(25));
@@ -239,12 +271,12 @@ final class Nemesis {
     return null;
   }
 
-  /** The fencing token each lock has now on the lock Redis (absent if it never had one). */
+  /** The fencing token of each lock's holder now (absent if nobody holds it). */
   private Map<String, String> tokens() {
     Map<String, String> tokens = new java.util.HashMap<>();
-    for (String lock : cluster.settings.locks()) {
-      if (cluster.lockServer().execute("HGET", "relock:{" + lock + "}", "t") instanceof String t) {
-        tokens.put(lock, t);
+    for (LockView view : cluster.views()) {
+      if (view.holder() != null) {
+        tokens.put(view.lock(), view.holder().token());
       }
     }
     return tokens;
@@ -273,10 +305,10 @@ final class Nemesis {
       cut = log.record(Event.FAULT_START, null, null, 0, fields("fault", id, "target", "redis",
           "detail", "replication cut")).monoNanos();
       sleep(MIN_CUT);
-      atWork = awaitLongHolder(step.length().minus(MIN_CUT), HOLE_HOLD_AGE, before);
+      atWork = worker(awaitLongHolder(step.length().minus(MIN_CUT), HOLE_HOLD_AGE, before, v -> true));
       cutNanos = System.nanoTime() - cut;
     } else {
-      atWork = awaitLongHolder();
+      atWork = worker(awaitLongHolder());
     }
     RedisServer old = group.killPrimary();
     long killed = log.record(Event.PRIMARY_KILLED, null, null, 0, fields("port", old.port(),
@@ -310,11 +342,156 @@ final class Nemesis {
         + ", :" + old.port() + " rejoined and in sync after " + Step.seconds(Duration.ofNanos(synced - rejoin));
   }
 
+  // ---- Redlock: faults on one master of three ---------------------------------------------------
+
+  private String redlock(Step step) {
+    return switch (step.fault()) {
+      case PARTITION_MASTER -> partitionMaster(step);
+      case PAUSE_MASTER -> pauseMaster(step);
+      case RESTART_MASTER, RESTART_MASTER_NODELAY -> restartMaster(step);
+      default -> throw new IllegalArgumentException("not a Redlock fault: " + step.fault());
+    };
+  }
+
+  /**
+   * The master a fault on one master hits: one of those the hold at work is on (chosen by the
+   * step), so that the fault takes away part of a live majority; any master if no hold was at work.
+   */
+  private int pickMaster(Step step, AtWork atWork) {
+    if (atWork == null) {
+      return step.pick() % cluster.masters.size();
+    }
+    List<Integer> on = atWork.view().nodesWith(atWork.view().holder());
+    return on.get(step.pick() % on.size());
+  }
+
+  private String partitionMaster(Step step) {
+    AtWork atWork = awaitLongHolder();
+    int m = pickMaster(step, atWork);
+    String target = cluster.nodeName(m);
+    cluster.partitionMaster(m);
+    log.record(Event.FAULT_START, null, null, 0, fields("fault", step.fault().id, "target", target,
+        "detail", step.length().toMillis() + " ms"));
+    sleep(step.length());
+    log.record(Event.FAULT_END, null, null, 0, fields("fault", step.fault().id, "target", target));
+    cluster.healMaster(m);
+    return step.fault().id + " " + target + " " + Step.seconds(step.length()) + duringHoldOf(atWork);
+  }
+
+  private String pauseMaster(Step step) {
+    AtWork atWork = awaitLongHolder();
+    int m = pickMaster(step, atWork);
+    String target = cluster.nodeName(m);
+    RedisServer master = cluster.masters.master(m);
+    master.pause();
+    log.record(Event.FAULT_START, null, null, 0, fields("fault", step.fault().id, "target", target,
+        "detail", step.length().toMillis() + " ms"));
+    sleep(step.length());
+    log.record(Event.FAULT_END, null, null, 0, fields("fault", step.fault().id, "target", target));
+    master.resume();
+    return step.fault().id + " " + target + " " + Step.seconds(step.length()) + duringHoldOf(atWork);
+  }
+
+  /**
+   * restart-master and its control. A hold on all three masters survives the loss of one, so the
+   * step first makes a hold that is on exactly two: it cuts master z off from every worker, waits
+   * (at least {@link #MIN_MASTER_CUT}, at most the step's length) until a hold granted since, by
+   * the other two alone, has been at work for {@link #LONG_HOLD_AGE}, heals z, and restarts x, one
+   * of the other two, without its data. Just before the restart it reads every lock on every
+   * master: an entry of x that fewer than a majority of the others share is a hold the restart
+   * erases, recorded as {@link Event#ERASED} once x is back (never before the loss). The fault
+   * window runs from the cut to the restart's end. In the control, the workers' connections to x
+   * stay cut during the restart, and x is marked usable at once with relock's own marking script
+   * (delay 0, fence floor from the others) before any worker reaches it again.
+   */
+  private String restartMaster(Step step) {
+    boolean control = step.fault() == Fault.RESTART_MASTER_NODELAY;
+    String id = step.fault().id;
+    int n = cluster.masters.size();
+    int z = step.pick() % n;
+    int x = (z + 1 + (step.pick() / n) % (n - 1)) % n;
+    String target = cluster.nodeName(x);
+    Map<String, String> before = tokens();
+    cluster.partitionMaster(z);
+    long cut = log.record(Event.FAULT_START, null, null, 0, fields("fault", id, "target", target,
+        "detail", cluster.nodeName(z) + " cut off first")).monoNanos();
+    AtWork atWork;
+    try {
+      sleep(MIN_MASTER_CUT);
+      atWork = awaitLongHolder(step.length().minus(MIN_MASTER_CUT), LONG_HOLD_AGE, before, v -> {
+        List<Integer> on = v.nodesWith(v.holder());
+        return on.contains(x) && !on.contains(z);
+      });
+    } finally {
+      cluster.healMaster(z);
+    }
+    long cutNanos = System.nanoTime() - cut;
+    List<LockView> views = cluster.views();
+    RedisServer victim = cluster.masters.master(x);
+    if (control) {
+      cluster.cutMaster(x);
+    }
+    try {
+      victim.restartWithoutData();
+      if (control) {
+        markAtOnce(x);
+      }
+    } finally {
+      if (control) {
+        cluster.restoreMaster(x);
+      }
+    }
+    long at = System.nanoTime();
+    List<String> erased = new ArrayList<>();
+    for (LockView view : views) {
+      LockView.Entry e = view.erasedByLosing(x);
+      if (e != null) {
+        log.record(at, Event.ERASED, view.lock(), null, Long.parseLong(e.token()), fields("fault", id,
+            "master", target, "owner", e.owner()));
+        erased.add(view.lock() + " (token " + e.token() + ")");
+      }
+    }
+    log.record(Event.FAULT_END, null, null, 0, fields("fault", id, "target", target));
+    return id + ": " + cluster.nodeName(z) + " cut off " + Step.seconds(Duration.ofNanos(cutNanos)) + duringHoldOf(atWork)
+        + ", then " + target + " restarted without its data" + (control ? " and marked usable at once" : "")
+        + ", erasing " + (erased.isEmpty() ? "no hold" : String.join(", ", erased));
+  }
+
+  /**
+   * What relock does on finding that master {@code x} lost its data, with a delay of 0: its fence
+   * starts above the highest fence of the other masters, and it takes part at once.
+   */
+  private void markAtOnce(int x) {
+    long floor = 0;
+    for (int i = 0; i < cluster.masters.size(); i++) {
+      if (i != x && cluster.masters.master(i).execute("GET", FENCE_KEY) instanceof String f) {
+        floor = Math.max(floor, Long.parseLong(f));
+      }
+    }
+    cluster.masters.master(x).execute("EVAL", MARK_SCRIPT, "2", MARKER_KEY, FENCE_KEY, "recover", Long.toString(floor),
+        "0");
+  }
+
+  private static String duringHoldOf(AtWork atWork) {
+    return atWork == null ? "" : " during a long hold of " + atWork.worker().name + " on " + atWork.view().lock();
+  }
+
   /** A worker that holds a lock now (chosen by the step), or any live worker if none does. */
   private Cluster.Worker pickHolder(Step step) {
     List<Cluster.Worker> holders = cluster.holders().values().stream().distinct().toList();
     List<Cluster.Worker> candidates = holders.isEmpty() ? cluster.alive() : holders;
     return candidates.get(step.pick() % candidates.size());
+  }
+
+  private static String relockScript(String name) {
+    try (java.io.InputStream in = io.relock.Relock.class.getResourceAsStream("/io/relock/scripts/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("relock-core has no script " + name);
+      }
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read relock's " + name, e);
+    }
   }
 
   private static void sleep(Duration d) {

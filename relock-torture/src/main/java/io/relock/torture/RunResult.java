@@ -17,16 +17,17 @@ import java.util.List;
  * @param topology the lock Redis of the run
  * @param replicaAcks the workers' replicaAcks replicas (0: off)
  * @param failover what the failovers did (Sentinel runs; all zero but the failed acquisitions otherwise)
+ * @param redlock what the faults on masters did (Redlock runs; {@link RedlockCheck.Result#NONE} otherwise)
  * @param ackCost the cost of replicaAcks measured after the run (Sentinel runs), or null
  */
 record RunResult(String run, Fault fault, List<String> faultsDone, int holds, int failedAcquisitions,
     int unreadableLines, List<String> harnessProblems, OverlapCheck.Result overlaps, FencingCheck.Result fencing, LossCheck.Result losses,
     StuckLockCheck.Result stuck, UpdateCheck.Result updates, Topology topology, int replicaAcks,
-    FailoverCheck.Result failover, AckCost.Result ackCost) {
+    FailoverCheck.Result failover, RedlockCheck.Result redlock, AckCost.Result ackCost) {
 
   RunResult withAckCost(AckCost.Result cost) {
     return new RunResult(run, fault, faultsDone, holds, failedAcquisitions, unreadableLines, harnessProblems, overlaps,
-        fencing, losses, stuck, updates, topology, replicaAcks, failover, cost);
+        fencing, losses, stuck, updates, topology, replicaAcks, failover, redlock, cost);
   }
 
   /** Overlaps that count against the run: all of them without faults, else those no fault explains. */
@@ -76,6 +77,7 @@ record RunResult(String run, Fault fault, List<String> faultsDone, int holds, in
     all.addAll(stuck.examples());
     all.addAll(updates.examples());
     all.addAll(failover.examples());
+    all.addAll(redlock.examples());
     overlaps.examples().stream().filter(e -> !e.startsWith("unexplained")).forEach(all::add);
     return all;
   }

@@ -23,11 +23,21 @@ final class SafetyDoc {
   private SafetyDoc() {}
 
   static Path write(Path docsDir, List<RunResult> results, TortureSettings settings, TortureSettings sentinelSettings,
-      long seed, String command, Duration elapsed, String summary) {
+      TortureSettings redlockSettings, long seed, String command, Duration elapsed, String summary) {
     boolean single = results.stream().anyMatch(r -> r.topology() == Topology.SINGLE);
     boolean sentinel = results.stream().anyMatch(r -> r.topology() == Topology.SENTINEL);
-    String settingsText = (single || !sentinel ? settings(settings) : "")
-        + (single && sentinel ? " " : "") + (sentinel ? sentinelSettings(sentinelSettings) : "");
+    boolean redlock = results.stream().anyMatch(r -> r.topology() == Topology.REDLOCK);
+    List<String> settingsParts = new ArrayList<>();
+    if (single || (!sentinel && !redlock)) {
+      settingsParts.add(settings(settings));
+    }
+    if (sentinel) {
+      settingsParts.add(sentinelSettings(sentinelSettings));
+    }
+    if (redlock) {
+      settingsParts.add(redlockSettings(redlockSettings));
+    }
+    String settingsText = String.join(" ", settingsParts);
     String text = template()
         .replace("{{COMMAND}}", command)
         .replace("{{SEED}}", Long.toString(seed))
@@ -36,6 +46,7 @@ final class SafetyDoc {
         .replace("{{ELAPSED}}", String.format(Locale.ROOT, "%.1f minutes", elapsed.toMillis() / 60000.0))
         .replace("{{SETTINGS}}", settingsText)
         .replace("{{SENTINEL}}", sentinel(results))
+        .replace("{{REDLOCK}}", redlock(results))
         .replace("{{TABLE}}", String.join("\n", SummaryTable.markdown(results)))
         .replace("{{FAULTS}}", faults(results))
         .replace("{{EXAMPLES}}", examples(results))
@@ -113,6 +124,64 @@ final class SafetyDoc {
             + " %d-%d ms, other settings as above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
         s.processes(), s.threads(), s.locks(), s.lease().toMillis(), s.longHoldOneIn(), s.longHoldMin().toMillis(),
         s.longHoldMax().toMillis(), s.runLength().toSeconds(), TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
+  }
+
+  private static String redlockSettings(TortureSettings s) {
+    return String.format(Locale.ROOT,
+        "Redlock runs: %d independent masters, each worker reaching each master through a proxy of its own,"
+            + " %d worker processes x %d threads, locks %s, lease %d ms (per-node timeout %d ms, a quarter of the"
+            + " command timeout), redlockRestartDelay %d ms, one watchdog-renewed hold in %d held %d-%d ms, other"
+            + " settings as above, %d s per run.",
+        Cluster.REDLOCK_MASTERS, s.processes(), s.threads(), s.locks(), s.lease().toMillis(),
+        s.commandTimeout().toMillis() / 4, s.redlockRestartDelay().toMillis(), s.longHoldOneIn(),
+        s.longHoldMin().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds());
+  }
+
+  /** The paragraphs of "Redlock, measured": every number from the Redlock runs of this suite. */
+  static String redlock(List<RunResult> results) {
+    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.REDLOCK).toList();
+    if (all.isEmpty()) {
+      return "This run did not include the Redlock topology (`./relock torture --topology redlock`, or `all`),"
+          + " so it has no Redlock numbers.";
+    }
+    List<RunResult> delayed = all.stream().filter(r -> r.fault() != Fault.RESTART_MASTER_NODELAY).toList();
+    List<RunResult> control = all.stream().filter(r -> r.fault() == Fault.RESTART_MASTER_NODELAY).toList();
+    List<String> out = new ArrayList<>();
+    out.add(String.format(Locale.ROOT, "%d Redlock runs (%s): the nemesis cut a master off from every worker %d"
+            + " times, paused one %d times and restarted one without its data %d times (%d of them in the control,"
+            + " without the delayed restart). These runs had %d overlapping pairs of holds (%s), %d of them"
+            + " unexplained, and the fenced counter refused %d stale operations. %d acquisitions failed with"
+            + " `RelockException` (fewer than a majority of the masters could take part in time).",
+        all.size(), String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()),
+        sum(all, r -> r.redlock().partitions()), sum(all, r -> r.redlock().pauses()),
+        sum(all, r -> r.redlock().restarts()), sum(all, r -> r.redlock().controlRestarts()),
+        sum(all, r -> r.overlaps().pairs()), byFault(all), sum(all, r -> r.overlaps().unexplained()),
+        sum(all, r -> r.fencing().staleRefused()), sum(all, r -> r.redlock().acquireErrors())));
+    if (sum(delayed, r -> r.redlock().restarts()) > 0) {
+      out.add(String.format(Locale.ROOT, "**With the delayed restart** the restarts erased %d %s (left on one master"
+              + " of three). %d of their holders were told (`onLost`, `isValid()` false or `LockLostException`)%s;"
+              + " %d were overlapped by a later holder, %d of them before the erased holder knew its lease was lost.",
+          sum(delayed, r -> r.redlock().erased()), sum(delayed, r -> r.redlock().erased()) == 1 ? "hold" : "holds",
+          sum(delayed, r -> r.redlock().erasedTold()),
+          sum(delayed, r -> r.redlock().erasedUnreachable()) == 0 ? ""
+              : String.format(Locale.ROOT, "; %d called `close()` while the masters could not be reached and got"
+                  + " `RelockException`", sum(delayed, r -> r.redlock().erasedUnreachable())),
+          sum(delayed, r -> r.redlock().erasedOverlapped()), sum(delayed, r -> r.redlock().overlappedBeforeTold())));
+    }
+    if (!control.isEmpty()) {
+      out.add(String.format(Locale.ROOT, "**Without it** (`restart-master-nodelay`, the control) the restarts erased"
+              + " %d holds; %d were overlapped by a later holder, %d of them before the erased holder knew, which is"
+              + " what the delayed restart prevents. The fenced counter refused %d stale operations there.",
+          sum(control, r -> r.redlock().erased()), sum(control, r -> r.redlock().erasedOverlapped()),
+          sum(control, r -> r.redlock().overlappedBeforeTold()), sum(control, r -> r.fencing().staleRefused())));
+    }
+    out.add(String.format(Locale.ROOT, "After the workers stopped, %d lock keys were left on a master (a release or"
+            + " give-back a master missed); stuck locks, counting those held by a majority or not gone within the"
+            + " lease plus the bound: %d.", sum(all, r -> r.stuck().leftovers()), sum(all, r -> r.stuck().stuck())));
+    out.add(String.format(Locale.ROOT, "Across the Redlock runs: %d fenced violations, %d unreported losses,"
+            + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
+        sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
+    return String.join("\n\n", out);
   }
 
   /** The paragraphs of "Sentinel failover, measured": every number from the Sentinel runs of this suite. */
@@ -194,6 +263,9 @@ final class SafetyDoc {
         lines.add("- `" + f.id + "`: " + f.description);
       }
     }
+    lines.add("- not a fault of the suite: a clock step on one Redlock master. Every server runs on this machine's"
+        + " one clock; stepping a single server's clock would need a tool such as libfaketime, which the suite does"
+        + " not use, and a step faked some other way (expiring keys by hand, say) would test the fake, not relock.");
     return String.join("\n", lines);
   }
 

@@ -43,6 +43,9 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
     long lease = s.lease().toMillis();
     Duration gap = f.isFailover()
         ? Duration.ofMillis(between(random, 1000, 2000))  // let the workers settle on the new primary
+        : f == Fault.RESTART_MASTER || f == Fault.RESTART_MASTER_NODELAY
+        // past the delayed restart, so that the next step does not find two masters out
+        ? s.redlockRestartDelay().plusMillis(between(random, 500, 1500))
         : Duration.ofMillis(between(random, 500, 1500));
     int pick = random.nextInt(1000);
     Duration length = switch (f) {
@@ -55,6 +58,11 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
       // How long replication stays cut at most before the primary is killed (less if a hold
       // granted since the cut is at work sooner; see Nemesis).
       case FAILOVER_HOLE -> Duration.ofMillis(between(random, 1500, 2500));
+      case PARTITION_MASTER -> Duration.ofMillis(between(random, 1000, 3000));
+      // Well past the per-node timeout (a quarter of the command timeout).
+      case PAUSE_MASTER -> Duration.ofMillis(between(random, 500, 3000));
+      // How long the third master stays cut off at most, waiting for a hold the other two granted.
+      case RESTART_MASTER, RESTART_MASTER_NODELAY -> Duration.ofMillis(between(random, 2000, 3000));
       default -> Duration.ZERO;
     };
     Duration latency = f == Fault.DELAY
@@ -74,6 +82,8 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
       case RESTART_REDIS -> 300;
       // waiting for a long hold, the sentinels' failover (about 3 s with down-after 1 s), the rejoin and resync
       case FAILOVER, FAILOVER_HOLE -> 4500;
+      case PARTITION_MASTER, PAUSE_MASTER -> 500;  // waiting for a long hold
+      case RESTART_MASTER, RESTART_MASTER_NODELAY -> 300;
       default -> 0;
     };
   }
@@ -90,6 +100,8 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
           .append(allWorkers ? "every worker" : "one worker").append(" for ").append(seconds(length));
       case KILL_HOLDER, RESTART_REDIS, FAILOVER -> { }
       case FAILOVER_HOLE -> s.append(" with replication cut up to ").append(seconds(length)).append(" before the kill");
+      case RESTART_MASTER, RESTART_MASTER_NODELAY -> s.append(" after cutting another master off up to ")
+          .append(seconds(length));
       default -> s.append(" for ").append(seconds(length));
     }
     if (!overlay.isZero()) {

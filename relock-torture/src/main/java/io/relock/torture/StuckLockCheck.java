@@ -2,7 +2,11 @@ package io.relock.torture;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Claim (d): a lock whose holder died is granted again within the lease plus {@link
@@ -14,12 +18,24 @@ import java.util.List;
  *   <li>a holder that walked away from its fixed lease (abandon-holder runs): the lock must be
  *       granted within the limit after the walk-away, unless nobody wanted it. It is stuck if a
  *       request made before the lease had surely run out waited past that point by more than the
- *       bound without a grant.
+ *       bound without a grant;
+ *   <li>every worker, once it stopped (each released its holds and closed its client): the
+ *       {@link Leftovers} check reads every lock on every lock server. A lock a majority of them
+ *       (the one server, or two Redlock masters of three) still has for one owner is held for
+ *       nobody: stuck. A key on a minority of the masters (a release or give-back a master missed)
+ *       holds nobody up, but must be gone within the limit. Keys of a worker that had to be
+ *       killed because it did not stop are left out: that is a failure of its own.
  * </ul>
  */
 final class StuckLockCheck {
 
-  record Result(int measured, long maxMillis, int stuck, List<String> examples) {}
+  /**
+   * @param measured dead holders measured: killed or walked-away holders, and the owners of keys
+   *     left after the workers stopped
+   * @param maxMillis the longest time until such a lock was free again
+   * @param leftovers keys left on a lock server after the workers stopped (one per server and lock)
+   */
+  record Result(int measured, long maxMillis, int stuck, int leftovers, List<String> examples) {}
 
   private StuckLockCheck() {}
 
@@ -86,7 +102,51 @@ final class StuckLockCheck {
         }
       }
     }
-    return new Result(measured, max, stuck, examples);
+    int leftovers = 0;
+    Set<String> killedClients = killedAtTheStop(history);
+    Map<String, List<Event>> byOwner = new LinkedHashMap<>();
+    for (Event e : history.ofKind(Event.LEFTOVER).toList()) {
+      leftovers++;
+      byOwner.computeIfAbsent(e.lock() + " " + e.text("owner"), k -> new ArrayList<>()).add(e);
+    }
+    for (List<Event> keys : byOwner.values()) {
+      Event first = keys.get(0);
+      String owner = first.text("owner");
+      if (killedClients.stream().anyMatch(c -> owner.startsWith(c + ":"))) {
+        continue;
+      }
+      measured++;
+      long gone = 0;
+      for (Event k : keys) {
+        gone = Math.max(gone, k.number("gone_ms", Long.MAX_VALUE));
+      }
+      max = Math.max(max, gone);
+      long nodes = first.number("nodes", 1);
+      boolean majority = keys.size() >= nodes / 2 + 1;
+      if (majority || gone > limit / 1_000_000) {
+        stuck++;
+        if (examples.size() < Checker.EXAMPLES) {
+          String where = keys.stream().map(k -> k.text("node")).toList() + " of " + nodes + " lock server"
+              + (nodes == 1 ? "" : "s");
+          examples.add("stuck lock " + first.lock() + ": still held by " + owner + " on " + where
+              + " after every worker stopped" + (majority ? " (held for nobody)" : "") + ", "
+              + (gone == Long.MAX_VALUE ? "still there " + limit / 1_000_000 + " ms later" : "gone after " + gone + " ms")
+              + " (limit " + limit / 1_000_000 + " ms)");
+        }
+      }
+    }
+    return new Result(measured, max, stuck, leftovers, examples);
+  }
+
+  /** The client ids of the workers killed because they did not stop when asked. */
+  private static Set<String> killedAtTheStop(History history) {
+    Set<String> procs = new HashSet<>();
+    history.ofKind(Event.KILLED).filter(e -> "did not stop".equals(e.text("reason")))
+        .forEach(e -> procs.add(e.text("target")));
+    Set<String> clients = new HashSet<>();
+    history.ofKind(Event.WORKER_STARTED).filter(e -> procs.contains(e.proc()))
+        .forEach(e -> clients.add(e.text("client")));
+    return clients;
   }
 
   /** The first grant of {@code lock} after {@code after} to a process other than {@code exceptProc}. */

@@ -23,7 +23,7 @@ final class SummaryTable {
     return List.of(
         r.run(),
         r.topology().id,
-        acks(r.replicaAcks()),
+        r.topology() == Topology.REDLOCK ? "-" : acks(r.replicaAcks()),
         Integer.toString(r.faultsDone().size()),
         Integer.toString(r.holds()),
         r.overlaps().pairs() + (r.forbiddenOverlaps() > 0 ? " (" + r.forbiddenOverlaps() + " unexplained) FAIL" : ""),
@@ -139,6 +139,37 @@ final class SummaryTable {
     }
     String cost = ackCost(sentinel);
     return "sentinel: " + String.join("; ", parts) + (cost == null ? "" : "; " + cost);
+  }
+
+  /**
+   * What the Redlock runs measured, in one line: the faults on masters, the holds restarts erased,
+   * how many of them were told and overlapped by a later holder, and before they were told (with
+   * and without the delayed restart), acquisitions that failed, keys left on a minority of the
+   * masters. Null if no run used the Redlock topology.
+   */
+  static String redlockLine(List<RunResult> results) {
+    List<RunResult> redlock = results.stream().filter(r -> r.topology() == Topology.REDLOCK).toList();
+    if (redlock.isEmpty()) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    parts.add(String.format(Locale.ROOT, "%d runs, %d masters cut off, %d paused, %d restarted without their data",
+        redlock.size(), sum(redlock, r -> r.redlock().partitions()), sum(redlock, r -> r.redlock().pauses()),
+        sum(redlock, r -> r.redlock().restarts())));
+    for (boolean delayed : new boolean[] {true, false}) {
+      List<RunResult> rs = redlock.stream().filter(r -> (r.fault() != Fault.RESTART_MASTER_NODELAY) == delayed).toList();
+      if (rs.isEmpty() || sum(rs, r -> r.redlock().restarts()) == 0) {
+        continue;
+      }
+      parts.add(String.format(Locale.ROOT, "%s: %d holds erased (%d told, %d overlapped by a later holder, %d of them"
+              + " before the holder knew)", delayed ? "with the delayed restart" : "without it (control)",
+          sum(rs, r -> r.redlock().erased()), sum(rs, r -> r.redlock().erasedTold()),
+          sum(rs, r -> r.redlock().erasedOverlapped()), sum(rs, r -> r.redlock().overlappedBeforeTold())));
+    }
+    parts.add(String.format(Locale.ROOT, "%d acquisitions failed with RelockException, %d overlaps, %d keys left on"
+            + " a master after the workers stopped", sum(redlock, r -> r.redlock().acquireErrors()),
+        sum(redlock, r -> r.overlaps().pairs()), sum(redlock, r -> r.stuck().leftovers())));
+    return "redlock: " + String.join("; ", parts);
   }
 
   /** The median cost of replicaAcks per uncontended acquisition, over the runs that measured it; or null. */

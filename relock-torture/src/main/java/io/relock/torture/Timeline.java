@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * The fault windows of a run, paired from the nemesis's start and end events, the failovers of a
- * Sentinel run, and the run's time origin for printing times as seconds since the first event.
+ * Sentinel run, the holds a Redlock master's restart erased, and the run's time origin for
+ * printing times as seconds since the first event.
  */
 final class Timeline {
 
@@ -36,14 +37,23 @@ final class Timeline {
     }
   }
 
+  /**
+   * A hold (lock and token) that the restart of Redlock master {@code master} without its data
+   * erased, recorded at {@code at}, once the master was back; {@code delayed} is false in the
+   * control run, where the master took part again at once.
+   */
+  record Erasure(String lock, long token, String master, long at, boolean delayed) {}
+
   final long origin;
   final List<Window> windows;
   final List<Failover> failovers;
+  final List<Erasure> erasures;
 
-  private Timeline(long origin, List<Window> windows, List<Failover> failovers) {
+  private Timeline(long origin, List<Window> windows, List<Failover> failovers, List<Erasure> erasures) {
     this.origin = origin;
     this.windows = windows;
     this.failovers = failovers;
+    this.erasures = erasures;
   }
 
   static Timeline of(History history) {
@@ -51,8 +61,14 @@ final class Timeline {
     Map<String, Event> open = new HashMap<>();
     List<Window> windows = new ArrayList<>();
     List<Failover> failovers = new ArrayList<>();
+    List<Erasure> erasures = new ArrayList<>();
     Event killed = null;
     for (Event e : history.events()) {
+      if (e.kind().equals(Event.ERASED)) {
+        erasures.add(new Erasure(e.lock(), e.token(), e.text("master"), e.monoNanos(),
+            !Fault.RESTART_MASTER_NODELAY.id.equals(e.text("fault"))));
+        continue;
+      }
       if (e.kind().equals(Event.PRIMARY_KILLED)) {
         if (killed != null) {
           failovers.add(new Failover(killed.number("cut", -1), killed.monoNanos(), Long.MAX_VALUE));
@@ -78,7 +94,7 @@ final class Timeline {
     if (killed != null) {
       failovers.add(new Failover(killed.number("cut", -1), killed.monoNanos(), Long.MAX_VALUE));
     }
-    return new Timeline(origin, List.copyOf(windows), List.copyOf(failovers));
+    return new Timeline(origin, List.copyOf(windows), List.copyOf(failovers), List.copyOf(erasures));
   }
 
   /**
@@ -90,6 +106,20 @@ final class Timeline {
     for (Failover f : failovers) {
       if (f.hole() && h.wasAcquired() && h.sent > f.cut() && h.acquired < f.kill() && h.end > f.kill()) {
         return f;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The restart of a Redlock master that erased {@code h}: the hold's lock and token were on the
+   * master and on fewer than a majority of the others, and its holder still acted as the holder
+   * once the master was back. Null if none.
+   */
+  Erasure erasureOf(Hold h) {
+    for (Erasure e : erasures) {
+      if (h.wasAcquired() && e.lock().equals(h.lock) && e.token() == h.token && h.end > e.at()) {
+        return e;
       }
     }
     return null;

@@ -7,12 +7,16 @@ import java.util.List;
  * What the workers' lock Redis is. {@link #SINGLE}: one redis-server, reached by each worker
  * through a proxy of its own (the nemesis pauses, restarts and cuts it). {@link #SENTINEL}: a
  * primary with one replica watched by three Redis Sentinels ({@code RedisSentinelGroup} of the test
- * kit); the workers find the primary through the sentinels and the nemesis fails it over. The
- * fenced store is a plain redis-server of its own in both.
+ * kit); the workers find the primary through the sentinels and the nemesis fails it over. {@link
+ * #REDLOCK}: three independent masters ({@code RedisMasterGroup}), which each worker reaches with
+ * relock's {@code redlock(...)} through a proxy of its own per master, so that the nemesis can cut
+ * one master off from every worker, pause it or restart it without its data. The fenced store is
+ * a plain redis-server of its own in all three.
  */
 enum Topology {
   SINGLE("single"),
-  SENTINEL("sentinel");
+  SENTINEL("sentinel"),
+  REDLOCK("redlock");
 
   final String id;
 
@@ -20,13 +24,13 @@ enum Topology {
     this.id = id;
   }
 
-  /** {@code single}, {@code sentinel} or {@code all}, as {@code --topology} takes them. */
+  /** {@code single}, {@code sentinel}, {@code redlock} or {@code all}, as {@code --topology} takes them. */
   static List<Topology> parse(String option) {
     if ("all".equals(option)) {
       return List.of(values());
     }
     return List.of(Arrays.stream(values()).filter(t -> t.id.equals(option)).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("unknown topology '" + option
-            + "'; known: single, sentinel, all")));
+            + "'; known: single, sentinel, redlock, all")));
   }
 }

@@ -25,8 +25,11 @@ import picocli.CommandLine.Option;
         "histories. Runs: none (no fault), each fault alone, and combined. With --topology sentinel",
         "the lock Redis is a primary, a replica and three Sentinels, and the nemesis fails the",
         "primary over, with and without cutting replication first (the Sentinel hole), each with",
-        "relock's replicaAcks off and on. Always starts its own redis-servers (REDIS_URL is",
-        "ignored: the suite must be able to restart, pause and kill them).",
+        "relock's replicaAcks off and on. With --topology redlock the workers use relock's Redlock",
+        "over three masters, and the nemesis cuts one off, pauses one, or restarts one without its",
+        "data (with relock's delayed restart, and once without it as a control). Always starts its",
+        "own redis-servers (REDIS_URL is ignored: the suite must be able to restart, pause and kill",
+        "them).",
         "Exits 1 on any fencing violation, unreported loss, stuck lock or lost update, any",
         "overlap in the fault-free run, or a hold granted without the replica acknowledgement",
         "replicaAcks asked for. The last line reads:",
@@ -38,20 +41,23 @@ public final class TortureMain implements Callable<Integer> {
   Long seed;
 
   @Option(names = "--short", description = "The CI version, under 4 minutes: the single-server runs with 2 workers"
-      + " x 2 threads (about 2.5 minutes), then, unless --topology says otherwise, one Sentinel failover-hole run"
-      + " with replicaAcks off and one with it on (about a minute).")
+      + " x 2 threads (about 2 minutes), then, unless --topology says otherwise, one Sentinel failover-hole run"
+      + " with replicaAcks off and one with it on (about a minute) and one Redlock restart-master run (about"
+      + " 25 s).")
   boolean shortRun;
 
-  @Option(names = "--topology", paramLabel = "single|sentinel|all",
-      description = "The lock Redis: one server, a Sentinel group, or both, one after the other. Default single,"
-          + " but all with --short (so that CI covers both) or --runs (the names say which).")
+  @Option(names = "--topology", paramLabel = "single|sentinel|redlock|all",
+      description = "The lock Redis: one server, a Sentinel group, three Redlock masters, or all three, one after"
+          + " the other. Default single, but all with --short (so that CI covers each) or --runs (the names say"
+          + " which).")
   String topology;
 
   @Option(names = "--runs", split = ",", paramLabel = "RUN",
       description = "Runs to do (default all): none, abandon-holder, pause-holder, kill-holder, restart-redis, pause-redis, "
           + "cut-holder, blackhole-holder, delay, combined; also blackhole-resume (not in the default set). "
           + "Sentinel topology: failover, failover-hole (each with replicaAcks off and on), or a run's full name "
-          + "such as sentinel-failover-hole-acks.")
+          + "such as sentinel-failover-hole-acks. Redlock topology: partition-master, pause-master, restart-master, "
+          + "restart-master-nodelay (the control), or their full names such as redlock-restart-master.")
   List<String> runs;
 
   @Option(names = "--run-seconds", paramLabel = "S",
@@ -97,9 +103,11 @@ public final class TortureMain implements Callable<Integer> {
     long theSeed = seed != null ? seed : new Random().nextInt(1_000_000);
     TortureSettings settings = shortRun ? TortureSettings.shortRun() : TortureSettings.full();
     TortureSettings sentinelSettings = settings.forSentinel(shortRun);
+    TortureSettings redlockSettings = settings.forRedlock(shortRun);
     if (runSeconds != null) {
       settings = settings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofMillis(runSeconds * 1500L));
       sentinelSettings = sentinelSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
+      redlockSettings = redlockSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
     }
     Path outDir = out != null ? out
         : Files.isDirectory(Path.of("relock-torture")) ? Path.of("relock-torture", "target", "torture") : Path.of("torture-results");
@@ -108,7 +116,7 @@ public final class TortureMain implements Callable<Integer> {
       // Without --topology: both with --short (CI) or when --runs names the runs; else today's single server.
       String topologies = topology != null ? topology
           : shortRun || (runs != null && !runs.isEmpty()) ? "all" : "single";
-      plans = plans(settings, sentinelSettings, theSeed, runs, Topology.parse(topologies), shortRun);
+      plans = plans(settings, sentinelSettings, redlockSettings, theSeed, runs, Topology.parse(topologies), shortRun);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -124,6 +132,16 @@ public final class TortureMain implements Callable<Integer> {
           sentinelSettings.longHoldMax().toMillis(), sentinelSettings.runLength().toSeconds(),
           TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
     }
+    if (plans.stream().anyMatch(p -> p.topology() == Topology.REDLOCK)) {
+      console.printf(Locale.ROOT, "torture: redlock runs: %d independent masters, each worker through a proxy of its"
+              + " own per master, %d workers x %d threads, locks %s, lease %d ms, per-node timeout %d ms,"
+              + " redlockRestartDelay %d ms, one watchdog hold in %d held %d-%d ms, %d s each%n",
+          Cluster.REDLOCK_MASTERS, redlockSettings.processes(), redlockSettings.threads(), redlockSettings.locks(),
+          redlockSettings.lease().toMillis(), redlockSettings.commandTimeout().toMillis() / 4,
+          redlockSettings.redlockRestartDelay().toMillis(), redlockSettings.longHoldOneIn(),
+          redlockSettings.longHoldMin().toMillis(), redlockSettings.longHoldMax().toMillis(),
+          redlockSettings.runLength().toSeconds());
+    }
     TortureSuite suite = new TortureSuite(settings, outDir, console);
     List<RunResult> results = suite.run(plans);
     List<String> table = SummaryTable.markdown(results);
@@ -135,6 +153,11 @@ public final class TortureMain implements Callable<Integer> {
       console.println(sentinel);
       console.println();
     }
+    String redlock = SummaryTable.redlockLine(results);
+    if (redlock != null) {
+      console.println(redlock);
+      console.println();
+    }
     boolean failed = false;
     for (RunResult r : results) {
       for (String f : r.failures()) {
@@ -144,8 +167,8 @@ public final class TortureMain implements Callable<Integer> {
     }
     String summary = SummaryTable.summaryLine(results);
     if (writeDocs) {
-      Path doc = SafetyDoc.write(docsDir, results, settings, sentinelSettings, theSeed, command(), suite.elapsed(),
-          summary);
+      Path doc = SafetyDoc.write(docsDir, results, settings, sentinelSettings, redlockSettings, theSeed, command(),
+          suite.elapsed(), summary);
       console.println("wrote " + doc);
     }
     console.println(summary);
@@ -168,28 +191,32 @@ public final class TortureMain implements Callable<Integer> {
 
   /** The single-server runs of a suite, each with its own schedule drawn from the seed and the run's name. */
   static List<TortureRun.Plan> plans(TortureSettings settings, long seed, List<String> only) {
-    return plans(settings, settings.forSentinel(false), seed, only, List.of(Topology.SINGLE), false);
+    return plans(settings, settings.forSentinel(false), settings.forRedlock(false), seed, only,
+        List.of(Topology.SINGLE), false);
   }
 
   /**
    * The runs of a suite for each topology, each with its own schedule drawn from the seed and the
    * run's name. The Sentinel runs are {@code sentinel-failover} and {@code sentinel-failover-hole},
-   * each with replicaAcks off and on ({@code -acks}); a short suite has only the latter two.
+   * each with replicaAcks off and on ({@code -acks}); a short suite has only the latter two. The
+   * Redlock runs are {@code redlock-} and a fault of {@link Fault#REDLOCK}; a short suite has only
+   * {@code redlock-restart-master}.
    *
    * @throws IllegalArgumentException if {@code only} names an unknown run, or leaves no run
    */
-  static List<TortureRun.Plan> plans(TortureSettings settings, TortureSettings sentinelSettings, long seed,
-      List<String> only, List<Topology> topologies, boolean shortSuite) {
+  static List<TortureRun.Plan> plans(TortureSettings settings, TortureSettings sentinelSettings,
+      TortureSettings redlockSettings, long seed, List<String> only, List<Topology> topologies, boolean shortSuite) {
     List<TortureRun.Plan> plans = new ArrayList<>();
     if (only != null) {
       for (String id : only) {
-        if (sentinelRunNames().contains(id)) {
+        if (sentinelRunNames().contains(id) || redlockRunNames().contains(id)) {
           continue;
         }
         try {
           Fault.byId(id);
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(e.getMessage() + "; Sentinel run names: " + sentinelRunNames());
+          throw new IllegalArgumentException(e.getMessage() + "; Sentinel run names: " + sentinelRunNames()
+              + "; Redlock run names: " + redlockRunNames());
         }
       }
     }
@@ -213,12 +240,35 @@ public final class TortureMain implements Callable<Integer> {
         }
       }
     }
+    if (topologies.contains(Topology.REDLOCK)) {
+      for (Fault f : Fault.REDLOCK) {
+        String name = redlockRunName(f);
+        boolean selected = only == null || only.isEmpty()
+            ? !shortSuite || f == Fault.RESTART_MASTER
+            : only.contains(f.id) || only.contains(name);
+        if (selected) {
+          Duration length = redlockSettings.runLength();
+          long runSeed = seed * 1_000_003L + name.hashCode();
+          List<Step> steps = Step.schedule(f, length, redlockSettings, new Random(runSeed));
+          plans.add(new TortureRun.Plan(name, f, steps, length, runSeed, Topology.REDLOCK, 0, redlockSettings));
+        }
+      }
+    }
     if (plans.isEmpty()) {
       throw new IllegalArgumentException("no run of topology " + topologies.stream().map(t -> t.id).toList()
-          + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the single"
-          + " server's the others; --topology all runs both)");
+          + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the Redlock"
+          + " topology's partition-master, pause-master, restart-master and restart-master-nodelay, the single"
+          + " server's the others; --topology all runs every topology)");
     }
     return plans;
+  }
+
+  static String redlockRunName(Fault f) {
+    return "redlock-" + f.id;
+  }
+
+  private static List<String> redlockRunNames() {
+    return Fault.REDLOCK.stream().map(TortureMain::redlockRunName).toList();
   }
 
   static String sentinelRunName(Fault f, int replicaAcks) {

@@ -29,8 +29,8 @@ final class TortureRun {
    * @param topology the lock Redis
    * @param replicaAcks the workers' relock replicaAcks replicas, 0 for off (with {@link
    *     TortureSettings#REPLICA_ACK_TIMEOUT})
-   * @param settings the settings of the run (the Sentinel runs have their own, see {@link
-   *     TortureSettings#forSentinel}); null for those the suite was given
+   * @param settings the settings of the run (the Sentinel and Redlock runs have their own, see {@link
+   *     TortureSettings#forSentinel} and {@link TortureSettings#forRedlock}); null for those the suite was given
    */
   record Plan(String name, Fault fault, List<Step> steps, Duration length, long seed, Topology topology,
       int replicaAcks, TortureSettings settings) {
@@ -45,6 +45,7 @@ final class TortureRun {
   static RunResult execute(Plan plan, TortureSettings suiteSettings, Path outDir) {
     TortureSettings settings = plan.settings() != null ? plan.settings() : suiteSettings;
     boolean sentinel = plan.topology() == Topology.SENTINEL;
+    boolean single = plan.topology() == Topology.SINGLE;
     Path runDir = outDir.resolve(plan.name());
     deleteHistories(runDir);
     writeLines(runDir.resolve("schedule.txt"), plan.steps().stream().map(Step::toString).toList());
@@ -53,13 +54,13 @@ final class TortureRun {
     AckCost.Result ackCost = null;
     String ackCostError = null;
     long t0 = System.nanoTime();
-    long[] phases = new long[4];  // started, nemesis done, workers stopped, measured
+    long[] phases = new long[5];  // started, nemesis done, workers stopped, leftovers checked, measured
     try (HistoryWriter log = new HistoryWriter(runDir.resolve("nemesis.jsonl"), "nemesis");
         Cluster cluster = Cluster.start(settings, runDir, plan.seed(),
             plan.fault() == Fault.ABANDON_HOLDER ? ABANDON_ONE_IN : 0, log, plan.topology(), plan.replicaAcks(),
             TortureSettings.REPLICA_ACK_TIMEOUT);
-        // Only kill-holder steps wait for a lock themselves; the Sentinel runs have none.
-        Relock probe = sentinel ? null
+        // Only kill-holder steps wait for a lock themselves; only the single-server runs have them.
+        Relock probe = !single ? null
             : Relock.builder().uri(cluster.lockUri()).defaultLease(settings.lease())
                 .commandTimeout(settings.commandTimeout()).recheckInterval(settings.recheckInterval()).build()) {
       phases[0] = System.nanoTime();
@@ -71,6 +72,13 @@ final class TortureRun {
       phases[1] = System.nanoTime();
       cluster.stopWorkers(patience);
       phases[2] = System.nanoTime();
+      try {
+        Leftovers.check(cluster, settings.lease().plus(settings.stuckBound()).plusSeconds(1));
+      } catch (RuntimeException e) {
+        log.record(Event.NEMESIS_ERROR, null, null, 0, HistoryWriter.fields("error",
+            "the check for locks left after the workers stopped failed: " + e.getMessage()));
+      }
+      phases[3] = System.nanoTime();
       try (FencedStore s = new FencedStore(cluster.storeRedis.uri())) {
         store = s.snapshot(settings.locks());
       }
@@ -82,7 +90,7 @@ final class TortureRun {
           ackCostError = "measuring what replicaAcks costs failed: " + e;
         }
       }
-      phases[3] = System.nanoTime();
+      phases[4] = System.nanoTime();
     }
     long closed = System.nanoTime();
     History history = History.read(runDir);
@@ -97,8 +105,9 @@ final class TortureRun {
         plan.replicaAcks()).withAckCost(ackCost);
     List<String> report = new ArrayList<>();
     report.add("run " + plan.name() + " (" + plan.fault().description + ")");
-    report.add("topology " + plan.topology().id + ", replicaAcks " + SummaryTable.acks(plan.replicaAcks())
-        + ", lease " + settings.lease().toMillis() + " ms");
+    report.add("topology " + plan.topology().id + (plan.topology() == Topology.REDLOCK
+        ? ", " + Cluster.REDLOCK_MASTERS + " masters, redlockRestartDelay " + settings.redlockRestartDelay().toMillis() + " ms"
+        : ", replicaAcks " + SummaryTable.acks(plan.replicaAcks())) + ", lease " + settings.lease().toMillis() + " ms");
     if (ackCostError != null) {
       report.add(ackCostError);
     }
@@ -108,9 +117,9 @@ final class TortureRun {
           ackCost.medianOnMicros() / 1000.0, ackCost.replicaAcks(), ackCost.phases()));
     }
     report.add(String.format(java.util.Locale.ROOT, "timing: servers and workers up in %.1f s, nemesis %.1f s,"
-            + " workers stopped in %.1f s, measuring %.1f s, shutdown %.1f s", (phases[0] - t0) / 1e9,
-        (phases[1] - phases[0]) / 1e9, (phases[2] - phases[1]) / 1e9, (phases[3] - phases[2]) / 1e9,
-        (closed - phases[3]) / 1e9));
+            + " workers stopped in %.1f s, leftover locks checked in %.1f s, measuring %.1f s, shutdown %.1f s",
+        (phases[0] - t0) / 1e9, (phases[1] - phases[0]) / 1e9, (phases[2] - phases[1]) / 1e9,
+        (phases[3] - phases[2]) / 1e9, (phases[4] - phases[3]) / 1e9, (closed - phases[4]) / 1e9));
     report.add("faults injected:");
     done.forEach(d -> report.add("  " + d));
     report.add("failures: " + (result.failures().isEmpty() ? "none" : String.join("; ", result.failures())));

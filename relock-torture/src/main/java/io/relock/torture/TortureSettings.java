@@ -71,6 +71,29 @@ record TortureSettings(int processes, int threads, List<String> locks, Duration 
         Duration.ofSeconds(4), Duration.ofSeconds(6), length, length, 0);
   }
 
+  /**
+   * The settings of the Redlock runs, from those of the suite: the same workers, locks, lease (so
+   * the per-node timeout is a quarter of the command timeout, 250 ms) and short holds, but one
+   * watchdog-renewed hold in three is a long one of 2 to 4 s, so that a fault on one master finds
+   * a holder at work and a hold erased by a restart goes on long enough for someone else to want
+   * the lock. Runs of 16 s (--short) or 30 s.
+   */
+  TortureSettings forRedlock(boolean shortSuite) {
+    Duration length = shortSuite ? Duration.ofSeconds(16) : Duration.ofSeconds(30);
+    return new TortureSettings(processes, threads, locks, lease, commandTimeout, recheckInterval, acquireWait,
+        holdMin, holdMax, 3, Duration.ofSeconds(2), Duration.ofSeconds(4), length, length, 0);
+  }
+
+  /**
+   * The Redlock workers' {@code redlockRestartDelay}: twice the lease (relock's default, given
+   * explicitly so that the runs say what they test). It must be at least the longest lease the
+   * workers ask for (the fixed leases are one lease long), and short enough that a run sees
+   * several restarts and their ends.
+   */
+  Duration redlockRestartDelay() {
+    return lease.multipliedBy(2);
+  }
+
   TortureSettings withRunLength(Duration single, Duration combined) {
     return new TortureSettings(processes, threads, locks, lease, commandTimeout, recheckInterval, acquireWait,
         holdMin, holdMax, longHoldOneIn, longHoldMin, longHoldMax, single, combined, combinedRuns);

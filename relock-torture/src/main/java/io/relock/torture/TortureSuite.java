@@ -53,7 +53,20 @@ final class TortureSuite {
         r.fencing().violations(), l.lost() - l.unreported(), l.lost(), l.unreported(), r.stuck().measured(),
         r.stuck().measured() == 0 ? "-" : r.stuck().maxMillis() + " ms", r.stuck().stuck(), u.lost(), u.accepted(),
         u.writeOnlyLost(), u.unfencedLost(), r.failures().isEmpty() ? "ok" : "FAIL " + r.failures(),
-        took.toMillis() / 1000.0) + sentinelProgress(r);
+        took.toMillis() / 1000.0) + sentinelProgress(r) + redlockProgress(r);
+  }
+
+  private static String redlockProgress(RunResult r) {
+    if (r.topology() != Topology.REDLOCK) {
+      return "";
+    }
+    RedlockCheck.Result x = r.redlock();
+    return String.format(Locale.ROOT, "%n    redlock: %d masters cut off, %d paused, %d restarted%s, %d holds erased"
+            + " (%d told, %d overlapped, %d before the holder knew), %d acquisitions failed (RelockException),"
+            + " %d keys left after the workers stopped",
+        x.partitions(), x.pauses(), x.restarts(), x.controlRestarts() > 0 ? " without the delayed restart" : "",
+        x.erased(), x.erasedTold(), x.erasedOverlapped(), x.overlappedBeforeTold(), x.acquireErrors(),
+        r.stuck().leftovers());
   }
 
   private static String sentinelProgress(RunResult r) {

@@ -12,7 +12,8 @@ import java.util.Map;
  *
  * @param name the worker's name in the run ({@code w1}, ...)
  * @param lockUri the lock Redis, through this worker's own proxy; or the sentinels' {@code
- *     redis-sentinel://} URI (Sentinel topology)
+ *     redis-sentinel://} URI (Sentinel topology); or, comma-separated, one URI per Redlock master,
+ *     each through a proxy of this worker's own (Redlock topology)
  * @param storeUri the fenced store's Redis (never faulted)
  * @param history this worker's history file
  * @param stopFile the worker finishes its current critical sections and exits once this file exists
@@ -33,11 +34,21 @@ import java.util.Map;
  * @param seed seeds the threads' choices of lock, lease style and hold time
  * @param replicaAcks relock's replicaAcks replicas (0: off)
  * @param replicaAckTimeout relock's replicaAcks timeout (ignored when off)
+ * @param redlockRestartDelay relock's {@code redlockRestartDelay} (Redlock topology; zero otherwise)
  */
 record WorkerConfig(String name, String lockUri, String storeUri, Path history, Path stopFile, int threads,
     List<String> locks, Duration lease, Duration commandTimeout, Duration recheckInterval, Duration acquireWait,
     Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMin, Duration longHoldMax,
-    int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout) {
+    int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout, Duration redlockRestartDelay) {
+
+  /** Whether the worker uses Redlock: several master URIs. */
+  boolean redlock() {
+    return lockUri.contains(",");
+  }
+
+  List<String> redlockUris() {
+    return List.of(lockUri.split(","));
+  }
 
   List<String> toArgs() {
     Map<String, String> m = new LinkedHashMap<>();
@@ -61,6 +72,7 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
     m.put("seed", Long.toString(seed));
     m.put("replica-acks", Integer.toString(replicaAcks));
     m.put("replica-ack-timeout-ms", Long.toString(replicaAckTimeout.toMillis()));
+    m.put("redlock-restart-delay-ms", Long.toString(redlockRestartDelay.toMillis()));
     List<String> args = new ArrayList<>();
     m.forEach((k, v) -> args.add("--" + k + "=" + v));
     return args;
@@ -80,7 +92,8 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
         millis(m, "lease-ms"), millis(m, "command-timeout-ms"), millis(m, "recheck-ms"), millis(m, "wait-ms"),
         millis(m, "hold-min-ms"), millis(m, "hold-max-ms"), Integer.parseInt(req(m, "long-hold-one-in")),
         millis(m, "long-hold-min-ms"), millis(m, "long-hold-max-ms"), Integer.parseInt(req(m, "abandon-one-in")),
-        Long.parseLong(req(m, "seed")), Integer.parseInt(req(m, "replica-acks")), millis(m, "replica-ack-timeout-ms"));
+        Long.parseLong(req(m, "seed")), Integer.parseInt(req(m, "replica-acks")), millis(m, "replica-ack-timeout-ms"),
+        millis(m, "redlock-restart-delay-ms"));
   }
 
   private static String req(Map<String, String> m, String key) {

@@ -38,11 +38,18 @@ public final class WorkerMain {
     System.exit(0);
   }
 
-  /** The worker's relock client: one server, or a primary found through the sentinels ({@code redis-sentinel://}). */
+  /**
+   * The worker's relock client: one server, a primary found through the sentinels ({@code
+   * redis-sentinel://}), or Redlock over several masters.
+   */
   private static Relock client(WorkerConfig config) {
-    Relock.Builder b = Relock.builder()
-        .uri(config.lockUri())
-        .defaultLease(config.lease())
+    Relock.Builder b = Relock.builder();
+    if (config.redlock()) {
+      b.redlock(config.redlockUris().toArray(String[]::new)).redlockRestartDelay(config.redlockRestartDelay());
+    } else {
+      b.uri(config.lockUri());
+    }
+    b.defaultLease(config.lease())
         .commandTimeout(config.commandTimeout())
         .recheckInterval(config.recheckInterval());
     if (config.replicaAcks() > 0) {

@@ -600,4 +600,226 @@ class CheckerTest {
       assertThat(r.failures()).isEmpty();
     }
   }
+
+  /** Redlock topology: faults on one master of three, holds a restart erased, the delayed restart. */
+  @Nested
+  class Redlock {
+    /**
+     * w1 holds A with token 100 from 500 on; master m1 is restarted without its data from 1000 to
+     * 1100 and erases it; w2 is granted A at 2500; w1's late write is refused.
+     */
+    private HistoryBuilder erasedThenTaken(boolean delayed) {
+      return new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .read("w1/0/1", A, 100, 501, "ok", 0)
+          .restartMaster("m1", 1000, 1100, delayed, A, 100L)
+          .acquired("w2/0/1", A, 101, 2000, 2500, false)
+          .read("w2/0/1", A, 101, 2501, "ok", 0)
+          .write("w2/0/1", A, 101, 2510, 2511, "accepted", 0)
+          .storeAccepts(A, 101, 0, "w2/0/1")
+          .release("w2/0/1", A, 101, 2520, true, Event.RELEASED)
+          .write("w1/0/1", A, 100, 2900, 2901, "refused", 0);
+    }
+
+    @Test
+    void erasedHold_toldBeforeTheNextHolderCame_isExpected() {
+      RunResult r = erasedThenTaken(true)
+          .lostNotice("w1/0/1", A, 100, 1600)
+          .release("w1/0/1", A, 100, 3000, false, Event.RELEASE_LOST)
+          .checkRedlock(Fault.RESTART_MASTER);
+
+      assertThat(r.redlock().restarts()).isEqualTo(1);
+      assertThat(r.redlock().erased()).isEqualTo(1);
+      assertThat(r.redlock().erasedTold()).isEqualTo(1);
+      assertThat(r.redlock().erasedOverlapped()).isEqualTo(1);
+      assertThat(r.redlock().overlappedBeforeTold()).isZero();
+      assertThat(r.overlaps().pairs()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).isZero();
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isZero();
+      assertThat(r.fencing().staleRefused()).isEqualTo(1);
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void erasedHold_takenBeforeItsHolderWasTold_failsARunWithTheDelayedRestart() {
+      RunResult r = erasedThenTaken(true)
+          .lostNotice("w1/0/1", A, 100, 3200)
+          .release("w1/0/1", A, 100, 3300, false, Event.RELEASE_LOST)
+          .checkRedlock(Fault.RESTART_MASTER);
+
+      assertThat(r.redlock().overlappedBeforeTold()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(a)"));
+      assertThat(r.losses().unreported()).as("told, if late").isZero();
+    }
+
+    @Test
+    void theSameOverlap_inTheControlWithoutTheDelay_isWhatTheControlShows() {
+      RunResult r = erasedThenTaken(false)
+          .lostNotice("w1/0/1", A, 100, 3200)
+          .release("w1/0/1", A, 100, 3300, false, Event.RELEASE_LOST)
+          .checkRedlock(Fault.RESTART_MASTER_NODELAY);
+
+      assertThat(r.redlock().controlRestarts()).isEqualTo(1);
+      assertThat(r.redlock().overlappedBeforeTold()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).isZero();
+      assertThat(r.overlaps().examples()).singleElement().asString().contains("without the delayed restart");
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void erasedFixedLease_takenAfterItRanOut_isExpected() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 499, 500, true)
+          .restartMaster("m1", 1000, 1100, true, A, 100L)
+          .acquired("w2/0/1", A, 101, 1200, 2100, false)
+          .release("w2/0/1", A, 101, 2200, true, Event.RELEASED)
+          .lostNotice("w1/0/1", A, 100, 2150)
+          .release("w1/0/1", A, 100, 2300, false, Event.RELEASE_LOST)
+          .checkRedlock(Fault.RESTART_MASTER);
+
+      assertThat(r.redlock().erasedOverlapped()).isEqualTo(1);
+      assertThat(r.redlock().overlappedBeforeTold()).as("its lease had run out by its own clock").isZero();
+      assertThat(r.overlaps().unexplained()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void erasedHold_closedWithoutComplaint_isAnUnreportedLoss() {
+      // Nobody else took A, but the lock w1 released was on one master of three: close() should have said so.
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .restartMaster("m1", 1000, 1100, true, A, 100L)
+          .release("w1/0/1", A, 100, 1500, true, Event.RELEASED)
+          .checkRedlock(Fault.RESTART_MASTER);
+
+      assertThat(r.losses().lost()).isEqualTo(1);
+      assertThat(r.losses().unreported()).isEqualTo(1);
+      assertThat(r.losses().examples()).singleElement().asString().contains("restart of m1");
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(c)"));
+    }
+
+    @Test
+    void erasedHold_closedWhileTheMastersCouldNotBeReached_cannotBeTold() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .restartMaster("m1", 1000, 1100, true, A, 100L)
+          .release("w1/0/1", A, 100, 1200, true, Event.RELEASE_FAILED)
+          .checkRedlock(Fault.RESTART_MASTER);
+
+      assertThat(r.redlock().erased()).isEqualTo(1);
+      assertThat(r.redlock().erasedUnreachable()).isEqualTo(1);
+      assertThat(r.losses().lost()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void holdsEndedBeforeTheRestart_orWithAnotherToken_areNotErased() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .release("w1/0/1", A, 100, 1050, true, Event.RELEASED)   // released while the master restarted
+          .acquired("w2/0/1", B, 201, 599, 600, false)
+          .release("w2/0/1", B, 201, 1500, true, Event.RELEASED)   // B's erased entry was token 200
+          .restartMaster("m1", 1000, 1100, true, A, 100L, B, 200L)
+          .checkRedlock(Fault.RESTART_MASTER);
+
+      assertThat(r.redlock().erased()).isZero();
+      assertThat(r.losses().lost()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void faultOnOneMaster_explainsAnOverlapOnlyOnceTheLoserWasTold() {
+      HistoryBuilder h = new HistoryBuilder()
+          .fault(Fault.PARTITION_MASTER.id, "m0", 1000, 3000)
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .acquired("w2/0/1", A, 101, 1500, 2000, false)
+          .release("w2/0/1", A, 101, 2100, true, Event.RELEASED);
+
+      RunResult untold = h.release("w1/0/1", A, 100, 2500, true, Event.RELEASE_LOST)
+          .checkRedlock(Fault.PARTITION_MASTER);
+      assertThat(untold.overlaps().unexplained()).as("Redlock survives one master cut off").isEqualTo(1);
+
+      RunResult told = new HistoryBuilder()
+          .fault(Fault.PARTITION_MASTER.id, "m0", 1000, 3000)
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .acquired("w2/0/1", A, 101, 1500, 2000, false)
+          .release("w2/0/1", A, 101, 2100, true, Event.RELEASED)
+          .lostNotice("w1/0/1", A, 100, 1900)
+          .release("w1/0/1", A, 100, 2500, false, Event.RELEASE_LOST)
+          .checkRedlock(Fault.PARTITION_MASTER);
+      assertThat(told.overlaps().unexplained()).isZero();
+      assertThat(told.redlock().partitions()).isEqualTo(1);
+      assertThat(told.failures()).isEmpty();
+    }
+  }
+
+  /** Keys left on the lock servers after every worker stopped. */
+  @Nested
+  class Leftovers {
+    @Test
+    void nothingLeft_isFine() {
+      RunResult r = clean().checkRedlock(Fault.PAUSE_MASTER);
+
+      assertThat(r.stuck().leftovers()).isZero();
+      assertThat(r.stuck().measured()).isZero();
+    }
+
+    @Test
+    void lockStillHeldByAMajority_isStuck_evenIfItExpiresSoon() {
+      RunResult r = clean()
+          .leftover(A, "m0", 3, "c1:7", 300, 400)
+          .leftover(A, "m2", 3, "c1:7", 300, 450)
+          .checkRedlock(Fault.PAUSE_MASTER);
+
+      assertThat(r.stuck().leftovers()).isEqualTo(2);
+      assertThat(r.stuck().measured()).isEqualTo(1);
+      assertThat(r.stuck().maxMillis()).isEqualTo(450);
+      assertThat(r.stuck().stuck()).isEqualTo(1);
+      assertThat(r.stuck().examples()).singleElement().asString().contains("held for nobody").contains("[m0, m2] of 3");
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(d)"));
+    }
+
+    @Test
+    void strayKeyOnAMinority_goneWithinTheLease_isFine() {
+      RunResult r = clean().leftover(A, "m1", 3, "c1:7", 300, 1200).checkRedlock(Fault.PAUSE_MASTER);
+
+      assertThat(r.stuck().leftovers()).isEqualTo(1);
+      assertThat(r.stuck().maxMillis()).isEqualTo(1200);
+      assertThat(r.stuck().stuck()).isZero();
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void strayKeyOnAMinority_stillThereAfterTheLimit_isStuck() {
+      // limit: lease 1500 ms + 1 s + recheck interval 1 s
+      RunResult late = clean().leftover(A, "m1", 3, "c1:7", 300, 3600).checkRedlock(Fault.PAUSE_MASTER);
+      RunResult never = clean().leftover(A, "m1", 3, "c1:7", 300, -1).checkRedlock(Fault.PAUSE_MASTER);
+
+      assertThat(late.stuck().stuck()).isEqualTo(1);
+      assertThat(never.stuck().stuck()).isEqualTo(1);
+      assertThat(never.stuck().examples()).singleElement().asString().contains("still there");
+    }
+
+    @Test
+    void singleServer_anyKeyLeftIsHeldForNobody() {
+      RunResult r = clean().leftover(A, "redis", 1, "c1:7", 300, 200).check(Fault.PAUSE_HOLDER);
+
+      assertThat(r.stuck().stuck()).isEqualTo(1);
+    }
+
+    @Test
+    void keysOfAWorkerKilledBecauseItDidNotStop_areLeftToThatFailure() {
+      RunResult r = clean()
+          .workerStarted("w2", "c2", 0)
+          .event(250, "nemesis", Event.KILLED, null, null, java.util.Map.of("target", "w2", "reason", "did not stop"))
+          .leftover(A, "m0", 3, "c2:1", 300, 1000)
+          .leftover(A, "m1", 3, "c2:1", 300, 1000)
+          .checkRedlock(Fault.PAUSE_MASTER);
+
+      assertThat(r.stuck().stuck()).isZero();
+      assertThat(r.failures()).anyMatch(f -> f.contains("did not stop"));
+    }
+  }
 }

@@ -101,6 +101,34 @@ final class HistoryBuilder {
     return this;
   }
 
+  /**
+   * A restart of Redlock master {@code master} as the nemesis records it: the fault window from
+   * {@code from} to {@code to}, and at {@code to}, once the master is back, one erased hold per
+   * {@code erased} pair of lock and token. {@code delayed} false: the control, without the delay.
+   */
+  HistoryBuilder restartMaster(String master, long from, long to, boolean delayed, Object... erased) {
+    String fault = delayed ? Fault.RESTART_MASTER.id : Fault.RESTART_MASTER_NODELAY.id;
+    add(from, "nemesis", Event.FAULT_START, null, null, 0, HistoryWriter.fields("fault", fault, "target", master));
+    for (int i = 0; i < erased.length; i += 2) {
+      add(to, "nemesis", Event.ERASED, (String) erased[i], null, (Long) erased[i + 1],
+          HistoryWriter.fields("fault", fault, "master", master, "owner", "c:1"));
+    }
+    add(to, "nemesis", Event.FAULT_END, null, null, 0, HistoryWriter.fields("fault", fault, "target", master));
+    return this;
+  }
+
+  HistoryBuilder workerStarted(String proc, String clientId, long at) {
+    add(at, proc, Event.WORKER_STARTED, null, null, 0, HistoryWriter.fields("client", clientId));
+    return this;
+  }
+
+  /** A lock key found on {@code node} (of {@code nodes}) after the workers stopped, gone after {@code goneMs} (-1: never). */
+  HistoryBuilder leftover(String lock, String node, int nodes, String owner, long at, long goneMs) {
+    add(at, "nemesis", Event.LEFTOVER, lock, null, 0, HistoryWriter.fields("node", node, "nodes", (long) nodes,
+        "owner", owner, "gone_ms", goneMs < 0 ? null : goneMs));
+    return this;
+  }
+
   HistoryBuilder acquireFailed(String hold, String lock, long sentAt, long at) {
     add(sentAt, proc(hold), Event.ACQUIRE_SENT, lock, hold, 0, HistoryWriter.fields("lease", "watchdog"));
     add(at, proc(hold), Event.ACQUIRE_FAILED, lock, hold, 0, HistoryWriter.fields("error",
@@ -156,6 +184,12 @@ final class HistoryBuilder {
   RunResult checkSentinel(Fault fault, int replicaAcks) {
     return Checker.check("test", fault, List.of("a fault"), history(), store(),
         TortureSettings.shortRun().forSentinel(true), Topology.SENTINEL, replicaAcks);
+  }
+
+  /** Checks a Redlock run. */
+  RunResult checkRedlock(Fault fault) {
+    return Checker.check("test", fault, List.of("a fault"), history(), store(),
+        TortureSettings.shortRun().forRedlock(true), Topology.REDLOCK, 0);
   }
 
   RunResult check(Fault fault) {

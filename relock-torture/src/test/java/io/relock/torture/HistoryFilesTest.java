@@ -75,8 +75,25 @@ class HistoryFilesTest {
     WorkerConfig c = new WorkerConfig("w3", "redis://127.0.0.1:1", "redis://127.0.0.1:2", Path.of("/tmp/h.jsonl"),
         Path.of("/tmp/stop"), 2, List.of("a", "b"), Duration.ofMillis(1500), Duration.ofSeconds(1),
         Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(120), 16,
-        Duration.ofMillis(1500), Duration.ofMillis(3500), 6, 99, 1, Duration.ofMillis(500));
+        Duration.ofMillis(1500), Duration.ofMillis(3500), 6, 99, 1, Duration.ofMillis(500), Duration.ZERO);
 
     assertThat(WorkerConfig.parse(c.toArgs().toArray(String[]::new))).isEqualTo(c);
+    assertThat(c.redlock()).isFalse();
+  }
+
+  @Test
+  void redlockWorkerConfig_survivesItsCommandLine_withAProxyPerMaster() {
+    WorkerConfig c = new WorkerConfig("w1", "redis://127.0.0.1:11,redis://127.0.0.1:12,redis://127.0.0.1:13",
+        "redis://127.0.0.1:2", Path.of("/tmp/h.jsonl"), Path.of("/tmp/stop"), 2, List.of("a", "b"),
+        Duration.ofMillis(1500), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(3),
+        Duration.ofMillis(20), Duration.ofMillis(120), 4, Duration.ofSeconds(2), Duration.ofSeconds(4), 0, 5, 0,
+        Duration.ofMillis(500), Duration.ofSeconds(3));
+
+    WorkerConfig parsed = WorkerConfig.parse(c.toArgs().toArray(String[]::new));
+    assertThat(parsed).isEqualTo(c);
+    assertThat(parsed.redlock()).isTrue();
+    assertThat(parsed.redlockUris()).containsExactly("redis://127.0.0.1:11", "redis://127.0.0.1:12",
+        "redis://127.0.0.1:13");
+    assertThat(parsed.redlockRestartDelay()).isEqualTo(Duration.ofSeconds(3));
   }
 }

@@ -1,0 +1,89 @@
+package io.relock.torture;
+
+import static io.relock.torture.HistoryWriter.fields;
+
+import io.relock.testkit.RedisServer;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the workers left on the lock servers: once every worker has stopped (each released its
+ * holds and closed its client), reads every lock on every lock server, and records each key still
+ * there as a {@link Event#LEFTOVER}, with when it was gone. Keys are watched until all are gone or
+ * {@code patience} has passed, so a run that left nothing costs one read per lock and server.
+ * {@link StuckLockCheck} judges them: held by a majority means held for nobody; a key on a
+ * minority (a Redlock give-back or release a master missed) must expire within the lease.
+ */
+final class Leftovers {
+  private static final Duration POLL = Duration.ofMillis(50);
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+
+  private Leftovers() {}
+
+  /** One key found: where, whose, and when it was first seen gone (-1 while it is there). */
+  private static final class Key {
+    final String lock;
+    final int node;
+    final String owner;
+    long goneMillis = -1;
+
+    Key(String lock, int node, String owner) {
+      this.lock = lock;
+      this.node = node;
+      this.owner = owner;
+    }
+  }
+
+  /** Records what is left and returns how many keys were found. */
+  static int check(Cluster cluster, Duration patience) {
+    List<RedisServer> nodes = cluster.lockNodes();
+    long start = System.nanoTime();
+    List<Key> found = new ArrayList<>();
+    for (String lock : cluster.settings.locks()) {
+      for (int i = 0; i < nodes.size(); i++) {
+        Object owner = read(nodes.get(i), "HGET", Cluster.lockKey(lock), "o");
+        if (owner instanceof String o) {
+          found.add(new Key(lock, i, o));
+        }
+      }
+    }
+    List<Key> present = new ArrayList<>(found);
+    long deadline = start + patience.toNanos();
+    while (!present.isEmpty() && System.nanoTime() - deadline < 0) {
+      sleep(POLL);
+      long now = System.nanoTime();
+      for (Key k : List.copyOf(present)) {
+        if (Long.valueOf(0).equals(read(nodes.get(k.node), "EXISTS", Cluster.lockKey(k.lock)))) {
+          k.goneMillis = (now - start) / 1_000_000;
+          present.remove(k);
+        }
+      }
+    }
+    for (Key k : found) {
+      cluster.log.record(start, Event.LEFTOVER, k.lock, null, 0, fields("node", cluster.nodeName(k.node),
+          "nodes", nodes.size(), "owner", k.owner, "gone_ms", k.goneMillis < 0 ? null : k.goneMillis));
+    }
+    return found.size();
+  }
+
+  private static Object read(RedisServer node, String... command) {
+    try {
+      return node.execute(READ_TIMEOUT, command);
+    } catch (UncheckedIOException | RedisServer.ErrorReply e) {
+      throw new IllegalStateException("the lock server " + node + " did not answer after the workers stopped: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(d.toNanos());  // polling: the keys expire on the server's clock
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package io.relock.torture;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One lock as the lock servers have it at one moment, read node by node by the nemesis: on each,
+ * the owner and fencing token of the lock hash, or nothing (no hash, or the node did not answer).
+ * One node in the single-server and Sentinel topologies; one per master with Redlock, where a lock
+ * is held when a majority of the masters have it for the same owner.
+ *
+ * @param entries one per node, in the nodes' order; null where the node had no hash or did not answer
+ */
+record LockView(String lock, List<Entry> entries) {
+
+  /** What one node has: the owner id and the token field ({@code "0"} while a Redlock grant is not fenced yet). */
+  record Entry(String owner, String token) {}
+
+  int majority() {
+    return entries.size() / 2 + 1;
+  }
+
+  /** The entry a majority of nodes agree on (the same owner and token), or null if none. */
+  Entry holder() {
+    for (Entry e : entries) {
+      if (e != null && nodesWith(e).size() >= majority()) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /** The indices of the nodes that have {@code entry}. */
+  List<Integer> nodesWith(Entry entry) {
+    List<Integer> nodes = new ArrayList<>();
+    for (int i = 0; i < entries.size(); i++) {
+      if (entry.equals(entries.get(i))) {
+        nodes.add(i);
+      }
+    }
+    return nodes;
+  }
+
+  /**
+   * What restarting node {@code victim} without its data takes from the holders: the entry it has,
+   * if it is fenced and fewer than a majority of the other nodes have it too (so the hold is on
+   * fewer than a majority once the victim forgot it); else null. A hold on every node survives the
+   * loss of one; a hold on exactly a majority that includes the victim does not.
+   */
+  Entry erasedByLosing(int victim) {
+    Entry e = entries.get(victim);
+    if (e == null || "0".equals(e.token())) {
+      return null;  // nothing there, or a grant whose token is not written yet: not a hold anyone acts on
+    }
+    return nodesWith(e).size() - 1 < majority() ? e : null;
+  }
+}
