@@ -1,6 +1,7 @@
 package io.relock.torture;
 
 import io.relock.testkit.JvmProcess;
+import io.relock.testkit.RedisClusterGroup;
 import io.relock.testkit.RedisMasterGroup;
 import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -24,10 +26,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * replica, three sentinels) and the workers connect through the sentinels, without proxies (the
  * sentinels hand out the nodes' real addresses). In the Redlock topology the lock Redis is a {@link
  * RedisMasterGroup} of three masters, and each worker reaches each master through a proxy of its
- * own, so that one master can be cut off from every worker at once ({@link #partitionMaster}).
+ * own, so that one master can be cut off from every worker at once ({@link #partitionMaster}). In
+ * the Cluster topology it is a {@link RedisClusterGroup} of three primaries with a replica each,
+ * which the workers reach directly (the cluster hands out the nodes' addresses).
  */
 final class Cluster implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  /** How many primaries the Cluster topology has, each with one replica. */
+  static final int CLUSTER_PRIMARIES = 3;
+  /** The Cluster topology's cluster-node-timeout: a killed primary's replica takes over about 2 s later. */
+  private static final Duration CLUSTER_NODE_TIMEOUT = Duration.ofSeconds(1);
   /** How many masters the Redlock topology has: the fewest that tolerate one failure. */
   static final int REDLOCK_MASTERS = 3;
   /** How long the nemesis waits for a lock server's answer when it reads the locks. */
@@ -70,6 +78,11 @@ final class Cluster implements AutoCloseable {
   final RedisSentinelGroup sentinel;
   /** The lock Redis of the Redlock topology; null in the others. */
   final RedisMasterGroup masters;
+  /** The lock Redis of the Cluster topology; null in the others. */
+  final RedisClusterGroup redisCluster;
+  /** The Cluster topology's primary of each lock's slot, as last found; forgotten when the cluster changes. */
+  private final Map<String, RedisServer> slotOwners = new ConcurrentHashMap<>();
+  private final Topology topology;
   final RedisServer storeRedis;
   private final int replicaAcks;
   private final Duration replicaAckTimeout;
@@ -83,12 +96,14 @@ final class Cluster implements AutoCloseable {
   private final int abandonOneIn;
   private int started;
 
-  private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, RedisServer lockRedis,
-      RedisSentinelGroup sentinel, RedisMasterGroup masters, RedisServer storeRedis, HistoryWriter log,
-      int replicaAcks, Duration replicaAckTimeout) {
+  private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, Topology topology,
+      RedisServer lockRedis, RedisSentinelGroup sentinel, RedisMasterGroup masters, RedisClusterGroup redisCluster,
+      RedisServer storeRedis, HistoryWriter log, int replicaAcks, Duration replicaAckTimeout) {
     this.settings = settings;
+    this.topology = topology;
     this.sentinel = sentinel;
     this.masters = masters;
+    this.redisCluster = redisCluster;
     this.primary = sentinel == null ? null : sentinel.primary();
     this.replicaAcks = replicaAcks;
     this.replicaAckTimeout = replicaAckTimeout;
@@ -119,16 +134,20 @@ final class Cluster implements AutoCloseable {
     RedisServer lock = null;
     RedisSentinelGroup group = null;
     RedisMasterGroup masters = null;
+    RedisClusterGroup redisCluster = null;
     RedisServer store = null;
     try {
       switch (topology) {
         case SENTINEL -> group = startSentinelGroup();
         case REDLOCK -> masters = RedisMasterGroup.start(REDLOCK_MASTERS);
+        // Persistence: a killed primary restarts under its old identity and rejoins as a replica.
+        case CLUSTER -> redisCluster = RedisClusterGroup.builder().primaries(CLUSTER_PRIMARIES).replicasPerPrimary(1)
+            .nodeTimeout(CLUSTER_NODE_TIMEOUT).persistence(true).start();
         default -> lock = RedisServer.start();
       }
       store = RedisServer.start();
-      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, lock, group, masters, store, log, replicaAcks,
-          replicaAckTimeout);
+      Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, topology, lock, group, masters, redisCluster,
+          store, log, replicaAcks, replicaAckTimeout);
       List<Worker> starting = new ArrayList<>();
       for (int i = 0; i < settings.processes(); i++) {
         starting.add(c.launchWorker());
@@ -146,6 +165,9 @@ final class Cluster implements AutoCloseable {
       }
       if (masters != null) {
         masters.close();
+      }
+      if (redisCluster != null) {
+        redisCluster.close();
       }
       if (store != null) {
         store.close();
@@ -173,21 +195,41 @@ final class Cluster implements AutoCloseable {
 
   /**
    * The lock Redis's primary now: the single server, or the Sentinel group's last promoted primary.
-   * Not for the Redlock topology, which has no one server: see {@link #lockNodes()}.
+   * Not for the Redlock and Cluster topologies, which have no one server: see {@link #lockNodes}.
    */
   RedisServer lockServer() {
     if (masters != null) {
       throw new IllegalStateException("the Redlock topology has " + masters.size() + " masters, not one lock server");
     }
+    if (redisCluster != null) {
+      throw new IllegalStateException("the Cluster topology has " + CLUSTER_PRIMARIES + " primaries, not one lock server");
+    }
     return sentinel == null ? lockRedis : primary;
   }
 
-  /** Every server that holds locks: the single server or the Sentinel primary, or every Redlock master. */
-  List<RedisServer> lockNodes() {
-    return masters != null ? masters.masters() : List.of(lockServer());
+  /**
+   * The servers that hold {@code lock}: the single server, the Sentinel primary, every Redlock
+   * master, or the cluster primary of its slot (as last found; see {@link #clusterChanged}).
+   */
+  List<RedisServer> lockNodes(String lock) {
+    if (masters != null) {
+      return masters.masters();
+    }
+    if (redisCluster != null) {
+      return List.of(slotOwners.computeIfAbsent(lock, l -> redisCluster.primaryFor(lockKey(l))));
+    }
+    return List.of(lockServer());
   }
 
-  /** How the nemesis names lock node {@code i}: {@code m0}, {@code m1}, ... for Redlock masters, else {@code redis}. */
+  /** The nemesis tells after a failover or a slot migration in the Cluster topology: slot owners may have moved. */
+  void clusterChanged() {
+    slotOwners.clear();
+  }
+
+  /**
+   * How the nemesis names node {@code i} of {@link #lockNodes}: {@code m0}, {@code m1}, ... for
+   * Redlock masters, else {@code redis}.
+   */
   String nodeName(int i) {
     return masters != null ? "m" + i : "redis";
   }
@@ -197,10 +239,10 @@ final class Cluster implements AutoCloseable {
     primary = node;
   }
 
-  /** The URI clients of the coordinator use for the lock Redis (no proxy); not for the Redlock topology. */
+  /** The URI clients of the coordinator use for the lock Redis (no proxy); not for the Redlock and Cluster topologies. */
   String lockUri() {
-    if (masters != null) {
-      throw new IllegalStateException("the Redlock topology has no single lock URI");
+    if (masters != null || redisCluster != null) {
+      throw new IllegalStateException("the " + topology.id + " topology has no single lock URI");
     }
     return sentinel == null ? lockRedis.uri() : sentinel.sentinelUri();
   }
@@ -304,6 +346,7 @@ final class Cluster implements AutoCloseable {
     }
     String lockUri = proxy != null ? proxy.uri()
         : masters != null ? String.join(",", masterProxies.stream().map(TcpProxy::uri).toList())
+        : redisCluster != null ? String.join(",", redisCluster.seedUris())
         : sentinel.sentinelUri();
     Path history = runDir.resolve(name + ".jsonl");
     WorkerConfig config = new WorkerConfig(name, lockUri, storeRedis.uri(), history, stopFile,
@@ -311,7 +354,7 @@ final class Cluster implements AutoCloseable {
         settings.recheckInterval(), settings.acquireWait(), settings.holdMin(), settings.holdMax(),
         settings.longHoldOneIn(), settings.longHoldMin(), settings.longHoldMax(), abandonOneIn,
         seed * 1009 + started, replicaAcks, replicaAckTimeout,
-        masters != null ? settings.redlockRestartDelay() : Duration.ZERO);
+        masters != null ? settings.redlockRestartDelay() : Duration.ZERO, topology);
     JvmProcess process;
     try {
       process = JvmProcess.start(WORKER_JVM_OPTIONS, WorkerMain.class, config.toArgs().toArray(String[]::new));
@@ -369,10 +412,9 @@ final class Cluster implements AutoCloseable {
   /** Every lock as the lock servers have it now, node by node. */
   List<LockView> views() {
     List<LockView> views = new ArrayList<>();
-    List<RedisServer> nodes = lockNodes();
     for (String lock : settings.locks()) {
       List<LockView.Entry> entries = new ArrayList<>();
-      for (RedisServer node : nodes) {
+      for (RedisServer node : lockNodes(lock)) {
         entries.add(read(node, lock));
       }
       views.add(new LockView(lock, java.util.Collections.unmodifiableList(entries)));
@@ -382,13 +424,17 @@ final class Cluster implements AutoCloseable {
 
   /**
    * The owner and token of {@code lock} on {@code node}; null if it has none or does not answer
-   * (a paused or restarting Redlock master is only one of three: the others still tell who holds).
+   * (a paused or restarting Redlock master is only one of three: the others still tell who holds),
+   * or, in the Cluster topology, no longer has the lock's slot (it is found again on the next read).
    */
-  private static LockView.Entry read(RedisServer node, String lock) {
+  private LockView.Entry read(RedisServer node, String lock) {
     Object reply;
     try {
       reply = node.execute(READ_TIMEOUT, "HMGET", lockKey(lock), "o", "t");
     } catch (UncheckedIOException | RedisServer.ErrorReply e) {
+      if (redisCluster != null) {
+        slotOwners.remove(lock);  // MOVED, or a killed primary
+      }
       return null;
     }
     if (reply instanceof List<?> fields && fields.size() == 2 && fields.get(0) instanceof String owner) {
@@ -444,6 +490,9 @@ final class Cluster implements AutoCloseable {
     }
     if (masters != null) {
       masters.close();
+    }
+    if (redisCluster != null) {
+      redisCluster.close();
     }
     storeRedis.close();
   }

@@ -33,6 +33,14 @@ enum Fault {
       + " before the primary is killed (until a hold granted since is at work), so the acquisitions of that"
       + " time never reach the replica that is promoted (the Sentinel hole); replication is restored after"
       + " the failover"),
+  /** Cluster topology only. */
+  KILL_PRIMARY("kill-primary", "Cluster topology: SIGKILL the primary that holds a long hold's lock, wait for"
+      + " its replica to take over its slots, restart the killed node (it rejoins as the new primary's"
+      + " replica) and wait until the cluster is healthy; again and again"),
+  /** Cluster topology only: a migration must lose nothing, so it explains no overlap. */
+  MIGRATE_SLOT("migrate-slot", "Cluster topology: move the slot of a long hold's lock, with its keys (the"
+      + " hold, the queue, the fence), to another primary while the workers keep using it, the way"
+      + " redis-cli --cluster reshard does (IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE)"),
   /** Redlock topology only. */
   PARTITION_MASTER("partition-master", "Redlock topology: during a long hold, silently drop every worker's traffic"
       + " to and from one of the masters that hold it (blackhole its proxies) for 1 to 3 s, then heal the"
@@ -79,11 +87,18 @@ enum Fault {
   /** The faults of the Sentinel topology's runs (the others need the single-server topology). */
   static final List<Fault> SENTINEL = List.of(FAILOVER, FAILOVER_HOLE);
 
+  /** The faults of the Cluster topology's runs. */
+  static final List<Fault> CLUSTER = List.of(KILL_PRIMARY, MIGRATE_SLOT);
+
   /** The faults of the Redlock topology's runs, the control last. */
   static final List<Fault> REDLOCK = List.of(PARTITION_MASTER, PAUSE_MASTER, RESTART_MASTER, RESTART_MASTER_NODELAY);
 
   boolean isRedlock() {
     return REDLOCK.contains(this);
+  }
+
+  boolean isCluster() {
+    return CLUSTER.contains(this);
   }
 
   boolean isFailover() {

@@ -6,7 +6,9 @@ import io.relock.testkit.RedisServer;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,10 +41,12 @@ final class Leftovers {
 
   /** Records what is left and returns how many keys were found. */
   static int check(Cluster cluster, Duration patience) {
-    List<RedisServer> nodes = cluster.lockNodes();
     long start = System.nanoTime();
     List<Key> found = new ArrayList<>();
+    Map<String, List<RedisServer>> nodesOf = new HashMap<>();
     for (String lock : cluster.settings.locks()) {
+      List<RedisServer> nodes = cluster.lockNodes(lock);
+      nodesOf.put(lock, nodes);
       for (int i = 0; i < nodes.size(); i++) {
         Object owner = read(nodes.get(i), "HGET", Cluster.lockKey(lock), "o");
         if (owner instanceof String o) {
@@ -56,7 +60,7 @@ final class Leftovers {
       sleep(POLL);
       long now = System.nanoTime();
       for (Key k : List.copyOf(present)) {
-        if (Long.valueOf(0).equals(read(nodes.get(k.node), "EXISTS", Cluster.lockKey(k.lock)))) {
+        if (Long.valueOf(0).equals(read(nodesOf.get(k.lock).get(k.node), "EXISTS", Cluster.lockKey(k.lock)))) {
           k.goneMillis = (now - start) / 1_000_000;
           present.remove(k);
         }
@@ -64,7 +68,7 @@ final class Leftovers {
     }
     for (Key k : found) {
       cluster.log.record(start, Event.LEFTOVER, k.lock, null, 0, fields("node", cluster.nodeName(k.node),
-          "nodes", nodes.size(), "owner", k.owner, "gone_ms", k.goneMillis < 0 ? null : k.goneMillis));
+          "nodes", nodesOf.get(k.lock).size(), "owner", k.owner, "gone_ms", k.goneMillis < 0 ? null : k.goneMillis));
     }
     return found.size();
   }

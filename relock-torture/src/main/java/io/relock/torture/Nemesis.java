@@ -6,6 +6,7 @@ import io.relock.LockLease;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.testkit.RedisClusterGroup;
 import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
 import io.relock.testkit.TcpProxy;
@@ -70,11 +71,11 @@ final class Nemesis {
       if (System.nanoTime() - endNanos >= 0) {
         break;
       }
-      if (step.fault().isRedlock()) {
+      if (step.fault().isRedlock() || step.fault().isCluster()) {
         try {
-          done.add(redlock(step));
+          done.add(step.fault().isRedlock() ? redlock(step) : clusterStep(step));
         } catch (RuntimeException e) {
-          // The harness, not relock: a master did not come back. Stop faulting, as after a failed failover.
+          // The harness, not relock: a node did not come back. Stop faulting, as after a failed failover.
           log.record(Event.NEMESIS_ERROR, null, null, 0, fields("error", String.valueOf(e.getMessage())));
           done.add(step.fault().id + " failed: " + e.getMessage());
           break;
@@ -340,6 +341,80 @@ final class Nemesis {
         + " killed primary :" + old.port() + (atWork == null ? "" : " during a long hold of " + atWork.name)
         + ", :" + promoted.port() + " promoted after " + Step.seconds(Duration.ofNanos(at - killed))
         + ", :" + old.port() + " rejoined and in sync after " + Step.seconds(Duration.ofNanos(synced - rejoin));
+  }
+
+  // ---- Cluster: a primary killed, a slot migrated ------------------------------------------------
+
+  private String clusterStep(Step step) {
+    try {
+      return switch (step.fault()) {
+        case KILL_PRIMARY -> killPrimary(step);
+        case MIGRATE_SLOT -> migrateSlot(step);
+        default -> throw new IllegalArgumentException("not a Cluster fault: " + step.fault());
+      };
+    } finally {
+      cluster.clusterChanged();
+    }
+  }
+
+  /** The lock a Cluster fault aims at: the long hold's, or one the step picks if no hold was at work. */
+  private String lockOf(Step step, AtWork atWork) {
+    List<String> locks = cluster.settings.locks();
+    return atWork != null ? atWork.view().lock() : locks.get(step.pick() % locks.size());
+  }
+
+  /**
+   * Kills (SIGKILL) the primary that has a long hold's lock, waits until its replica owns its
+   * slots, restarts the killed node (with its identity kept, it rejoins as the new primary's
+   * replica) and waits until the cluster is healthy, so that the next kill finds a replica to
+   * promote. The fault window runs from the kill to the promotion, and its target lists the locks
+   * whose slots the killed primary had: a kill explains overlaps on those locks only.
+   */
+  private String killPrimary(Step step) {
+    RedisClusterGroup group = cluster.redisCluster;
+    AtWork atWork = awaitLongHolder();
+    String lock = lockOf(step, atWork);
+    RedisServer old = group.primaryFor(Cluster.lockKey(lock));
+    List<String> itsLocks = cluster.settings.locks().stream()
+        .filter(l -> group.primaryFor(Cluster.lockKey(l)) == old).toList();
+    group.killPrimary(old);
+    long killed = log.record(Event.PRIMARY_KILLED, null, null, 0, fields("port", old.port())).monoNanos();
+    log.record(killed, Event.FAULT_START, null, null, 0, fields("fault", step.fault().id,
+        "target", String.join(",", itsLocks), "detail", "primary :" + old.port() + " killed"));
+    RedisServer promoted = group.awaitPromotion(old, FAILOVER_DEADLINE);
+    long at = log.record(Event.PROMOTED, null, null, 0, fields("port", promoted.port(),
+        "ms", (System.nanoTime() - killed) / 1_000_000)).monoNanos();
+    log.record(at, Event.FAULT_END, null, null, 0, fields("fault", step.fault().id,
+        "target", String.join(",", itsLocks)));
+    long rejoin = System.nanoTime();
+    old.restart();
+    group.awaitHealthy(RESYNC_DEADLINE);
+    long healthy = System.nanoTime();
+    log.record(Event.REJOINED, null, null, 0, fields("port", old.port(), "ms", (healthy - rejoin) / 1_000_000));
+    return step.fault().id + ": killed primary :" + old.port() + " (locks " + itsLocks + ")" + duringHoldOf(atWork)
+        + ", replica :" + promoted.port() + " took over after " + Step.seconds(Duration.ofNanos(at - killed))
+        + ", :" + old.port() + " rejoined as its replica after " + Step.seconds(Duration.ofNanos(healthy - rejoin));
+  }
+
+  /**
+   * Moves the slot of a long hold's lock to another primary (chosen by the step) while the workers
+   * use it: holder, waiters, fence and queue move with it, and nothing may be lost, so the window
+   * explains no overlap.
+   */
+  private String migrateSlot(Step step) {
+    RedisClusterGroup group = cluster.redisCluster;
+    AtWork atWork = awaitLongHolder();
+    String lock = lockOf(step, atWork);
+    int slot = RedisClusterGroup.slotOf(Cluster.lockKey(lock));
+    RedisServer from = group.primaryForSlot(slot);
+    List<RedisServer> others = group.primaries().stream().filter(p -> p != from).toList();
+    RedisServer to = others.get(step.pick() % others.size());
+    long began = log.record(Event.FAULT_START, null, null, 0, fields("fault", step.fault().id, "target", lock,
+        "detail", "slot " + slot + " :" + from.port() + " -> :" + to.port())).monoNanos();
+    group.migrateSlot(slot, to);
+    long end = log.record(Event.FAULT_END, null, null, 0, fields("fault", step.fault().id, "target", lock)).monoNanos();
+    return step.fault().id + " " + slot + " (" + lock + ") :" + from.port() + " -> :" + to.port() + " in "
+        + Step.seconds(Duration.ofNanos(end - began)) + duringHoldOf(atWork);
   }
 
   // ---- Redlock: faults on one master of three ---------------------------------------------------

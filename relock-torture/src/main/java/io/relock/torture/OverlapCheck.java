@@ -16,6 +16,10 @@ import java.util.Set;
  * a fault that can cost that holder its lease was in force between its request and the other's
  * grant, or if its fixed lease had run out by the other's grant.
  *
+ * <p>In the Cluster topology, killing a primary explains overlaps only on the locks whose slots it
+ * had (the window's target lists them); a slot migration explains none: relock must lose nothing
+ * to one.
+ *
  * <p>Redlock is built to survive a fault on one master of three, so such a fault explains nothing
  * by itself. An overlap in a Redlock run is explained by a fault on a master in force between the
  * loser's request and the winner's grant only if relock had told the loser its lease was lost
@@ -79,7 +83,8 @@ final class OverlapCheck {
   private static String explanation(Hold loser, Hold winner, Timeline timeline, long lease) {
     for (Timeline.Window w : timeline.windows) {
       boolean hits = (HOLDER_FAULTS.contains(w.fault()) && (w.target().equals(loser.proc) || w.target().equals("all")))
-          || REDIS_FAULTS.contains(w.fault());
+          || REDIS_FAULTS.contains(w.fault())
+          || (Fault.KILL_PRIMARY.id.equals(w.fault()) && List.of(w.target().split(",")).contains(loser.lock));
       if (hits && w.start() < winner.acquired && w.end() > loser.sent) {
         return w.fault() + " " + w.target() + " at " + timeline.at(w.start());
       }

@@ -23,16 +23,21 @@ final class SafetyDoc {
   private SafetyDoc() {}
 
   static Path write(Path docsDir, List<RunResult> results, TortureSettings settings, TortureSettings sentinelSettings,
-      TortureSettings redlockSettings, long seed, String command, Duration elapsed, String summary) {
+      TortureSettings clusterSettings, TortureSettings redlockSettings, long seed, String command, Duration elapsed,
+      String summary) {
     boolean single = results.stream().anyMatch(r -> r.topology() == Topology.SINGLE);
     boolean sentinel = results.stream().anyMatch(r -> r.topology() == Topology.SENTINEL);
+    boolean cluster = results.stream().anyMatch(r -> r.topology() == Topology.CLUSTER);
     boolean redlock = results.stream().anyMatch(r -> r.topology() == Topology.REDLOCK);
     List<String> settingsParts = new ArrayList<>();
-    if (single || (!sentinel && !redlock)) {
+    if (single || (!sentinel && !cluster && !redlock)) {
       settingsParts.add(settings(settings));
     }
     if (sentinel) {
       settingsParts.add(sentinelSettings(sentinelSettings));
+    }
+    if (cluster) {
+      settingsParts.add(clusterSettings(clusterSettings));
     }
     if (redlock) {
       settingsParts.add(redlockSettings(redlockSettings));
@@ -46,6 +51,7 @@ final class SafetyDoc {
         .replace("{{ELAPSED}}", String.format(Locale.ROOT, "%.1f minutes", elapsed.toMillis() / 60000.0))
         .replace("{{SETTINGS}}", settingsText)
         .replace("{{SENTINEL}}", sentinel(results))
+        .replace("{{CLUSTER}}", cluster(results))
         .replace("{{REDLOCK}}", redlock(results))
         .replace("{{TABLE}}", String.join("\n", SummaryTable.markdown(results)))
         .replace("{{FAULTS}}", faults(results))
@@ -126,6 +132,17 @@ final class SafetyDoc {
         s.longHoldMax().toMillis(), s.runLength().toSeconds(), TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
   }
 
+  private static String clusterSettings(TortureSettings s) {
+    return String.format(Locale.ROOT,
+        "Cluster runs: a Redis Cluster of %d primaries with one replica each (cluster-node-timeout 1 s; the"
+            + " workers use relock's cluster(...) with the primaries as seeds), %d worker processes x %d threads,"
+            + " locks %s (spread over the primaries' slots), lease %d ms, one watchdog-renewed hold in %d held"
+            + " %d-%d ms, other settings as above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
+        Cluster.CLUSTER_PRIMARIES, s.processes(), s.threads(), s.locks(), s.lease().toMillis(), s.longHoldOneIn(),
+        s.longHoldMin().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds(),
+        TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
+  }
+
   private static String redlockSettings(TortureSettings s) {
     return String.format(Locale.ROOT,
         "Redlock runs: %d independent masters, each worker reaching each master through a proxy of its own,"
@@ -179,6 +196,34 @@ final class SafetyDoc {
             + " give-back a master missed); stuck locks, counting those held by a majority or not gone within the"
             + " lease plus the bound: %d.", sum(all, r -> r.stuck().leftovers()), sum(all, r -> r.stuck().stuck())));
     out.add(String.format(Locale.ROOT, "Across the Redlock runs: %d fenced violations, %d unreported losses,"
+            + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
+        sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
+    return String.join("\n\n", out);
+  }
+
+  /** The paragraphs of "Redis Cluster, measured": every number from the Cluster runs of this suite. */
+  static String cluster(List<RunResult> results) {
+    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.CLUSTER).toList();
+    if (all.isEmpty()) {
+      return "This run did not include the Cluster topology (`./relock torture --topology cluster`, or `all`),"
+          + " so it has no Cluster numbers.";
+    }
+    List<String> out = new ArrayList<>();
+    long failovers = sum(all, r -> r.failover().failovers());
+    out.add(String.format(Locale.ROOT, "%d Cluster runs (%s): the nemesis killed the primary of a held lock's slot"
+            + " %d times (its replica took over %s after the kill, longest %d ms) and migrated a held lock's slot to"
+            + " another primary %d times. These runs had %d overlapping pairs of holds (%s), %d of them unexplained"
+            + " (a migration explains none), and the fenced counter refused %d stale operations. %d acquisitions"
+            + " failed with `RelockException` (%d of them for want of a replica's acknowledgement, the others while"
+            + " the slot had no primary).",
+        all.size(), String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()), failovers,
+        failovers == 0 ? "-" : String.format(Locale.ROOT, "%.1f s on average",
+            sum(all, r -> r.failover().totalFailoverMillis()) / 1000.0 / failovers),
+        all.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0), sum(all, SummaryTable::migrations),
+        sum(all, r -> r.overlaps().pairs()), byFault(all), sum(all, r -> r.overlaps().unexplained()),
+        sum(all, r -> r.fencing().staleRefused()), sum(all, r -> r.failover().acquireErrors()),
+        sum(all, r -> r.failover().ackRefusals())));
+    out.add(String.format(Locale.ROOT, "Across the Cluster runs: %d fenced violations, %d unreported losses,"
             + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
         sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
     return String.join("\n\n", out);

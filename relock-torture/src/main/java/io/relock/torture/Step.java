@@ -41,7 +41,7 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
 
   private static Step draw(Fault f, TortureSettings s, Random random, boolean combined) {
     long lease = s.lease().toMillis();
-    Duration gap = f.isFailover()
+    Duration gap = f.isFailover() || f == Fault.KILL_PRIMARY
         ? Duration.ofMillis(between(random, 1000, 2000))  // let the workers settle on the new primary
         : f == Fault.RESTART_MASTER || f == Fault.RESTART_MASTER_NODELAY
         // past the delayed restart, so that the next step does not find two masters out
@@ -82,6 +82,9 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
       case RESTART_REDIS -> 300;
       // waiting for a long hold, the sentinels' failover (about 3 s with down-after 1 s), the rejoin and resync
       case FAILOVER, FAILOVER_HOLE -> 4500;
+      // waiting for a long hold, the replica's takeover (about 2 s with a node timeout of 1 s), the rejoin
+      case KILL_PRIMARY -> 4500;
+      case MIGRATE_SLOT -> 800;  // waiting for a long hold, the migration
       case PARTITION_MASTER, PAUSE_MASTER -> 500;  // waiting for a long hold
       case RESTART_MASTER, RESTART_MASTER_NODELAY -> 300;
       default -> 0;
@@ -98,7 +101,7 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
     switch (fault) {
       case DELAY -> s.append(' ').append(latency.toMillis()).append(" ms on ")
           .append(allWorkers ? "every worker" : "one worker").append(" for ").append(seconds(length));
-      case KILL_HOLDER, RESTART_REDIS, FAILOVER -> { }
+      case KILL_HOLDER, RESTART_REDIS, FAILOVER, KILL_PRIMARY, MIGRATE_SLOT -> { }
       case FAILOVER_HOLE -> s.append(" with replication cut up to ").append(seconds(length)).append(" before the kill");
       case RESTART_MASTER, RESTART_MASTER_NODELAY -> s.append(" after cutting another master off up to ")
           .append(seconds(length));

@@ -141,6 +141,29 @@ final class SummaryTable {
     return "sentinel: " + String.join("; ", parts) + (cost == null ? "" : "; " + cost);
   }
 
+  /** The slot migrations a Cluster run did, from its list of faults. */
+  static long migrations(RunResult r) {
+    return r.faultsDone().stream().filter(d -> d.startsWith(Fault.MIGRATE_SLOT.id + " ")).count();
+  }
+
+  /**
+   * What the Cluster runs measured, in one line: primaries killed, slots migrated, acquisitions
+   * that failed, overlaps. Null if no run used the Cluster topology.
+   */
+  static String clusterLine(List<RunResult> results) {
+    List<RunResult> cluster = results.stream().filter(r -> r.topology() == Topology.CLUSTER).toList();
+    if (cluster.isEmpty()) {
+      return null;
+    }
+    return String.format(Locale.ROOT, "cluster: %d runs, %d primaries killed (longest takeover %d ms), %d slots migrated"
+            + " under load, %d acquisitions failed with RelockException (%d for want of a replica's acknowledgement),"
+            + " %d overlaps (%d unexplained)", cluster.size(), sum(cluster, r -> r.failover().failovers()),
+        cluster.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0),
+        sum(cluster, SummaryTable::migrations), sum(cluster, r -> r.failover().acquireErrors()),
+        sum(cluster, r -> r.failover().ackRefusals()), sum(cluster, r -> r.overlaps().pairs()),
+        sum(cluster, r -> r.overlaps().unexplained()));
+  }
+
   /**
    * What the Redlock runs measured, in one line: the faults on masters, the holds restarts erased,
    * how many of them were told and overlapped by a later holder, and before they were told (with

@@ -25,7 +25,9 @@ import picocli.CommandLine.Option;
         "histories. Runs: none (no fault), each fault alone, and combined. With --topology sentinel",
         "the lock Redis is a primary, a replica and three Sentinels, and the nemesis fails the",
         "primary over, with and without cutting replication first (the Sentinel hole), each with",
-        "relock's replicaAcks off and on. With --topology redlock the workers use relock's Redlock",
+        "relock's replicaAcks off and on. With --topology cluster it is a Redis Cluster of three",
+        "primaries with a replica each, and the nemesis kills primaries (replicaAcks off and on) or",
+        "migrates slots under load. With --topology redlock the workers use relock's Redlock",
         "over three masters, and the nemesis cuts one off, pauses one, or restarts one without its",
         "data (with relock's delayed restart, and once without it as a control). Always starts its",
         "own redis-servers (REDIS_URL is ignored: the suite must be able to restart, pause and kill",
@@ -42,13 +44,13 @@ public final class TortureMain implements Callable<Integer> {
 
   @Option(names = "--short", description = "The CI version, under 4 minutes: the single-server runs with 2 workers"
       + " x 2 threads (about 2 minutes), then, unless --topology says otherwise, one Sentinel failover-hole run"
-      + " with replicaAcks off and one with it on (about a minute) and one Redlock restart-master run (about"
-      + " 25 s).")
+      + " with replicaAcks off and one with it on (about a minute), one Cluster kill-primary run (about 30 s)"
+      + " and one Redlock restart-master run (about 25 s).")
   boolean shortRun;
 
-  @Option(names = "--topology", paramLabel = "single|sentinel|redlock|all",
-      description = "The lock Redis: one server, a Sentinel group, three Redlock masters, or all three, one after"
-          + " the other. Default single, but all with --short (so that CI covers each) or --runs (the names say"
+  @Option(names = "--topology", paramLabel = "single|sentinel|cluster|redlock|all",
+      description = "The lock Redis: one server, a Sentinel group, a Redis Cluster, three Redlock masters, or all"
+          + " four, one after the other. Default single, but all with --short (so that CI covers each) or --runs (the names say"
           + " which).")
   String topology;
 
@@ -56,7 +58,8 @@ public final class TortureMain implements Callable<Integer> {
       description = "Runs to do (default all): none, abandon-holder, pause-holder, kill-holder, restart-redis, pause-redis, "
           + "cut-holder, blackhole-holder, delay, combined; also blackhole-resume (not in the default set). "
           + "Sentinel topology: failover, failover-hole (each with replicaAcks off and on), or a run's full name "
-          + "such as sentinel-failover-hole-acks. Redlock topology: partition-master, pause-master, restart-master, "
+          + "such as sentinel-failover-hole-acks. Cluster topology: kill-primary (replicaAcks off and on), "
+          + "migrate-slot, or their full names such as cluster-kill-primary-acks. Redlock topology: partition-master, pause-master, restart-master, "
           + "restart-master-nodelay (the control), or their full names such as redlock-restart-master.")
   List<String> runs;
 
@@ -104,7 +107,9 @@ public final class TortureMain implements Callable<Integer> {
     TortureSettings settings = shortRun ? TortureSettings.shortRun() : TortureSettings.full();
     TortureSettings sentinelSettings = settings.forSentinel(shortRun);
     TortureSettings redlockSettings = settings.forRedlock(shortRun);
+    TortureSettings clusterSettings = settings.forCluster(shortRun);
     if (runSeconds != null) {
+      clusterSettings = clusterSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
       settings = settings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofMillis(runSeconds * 1500L));
       sentinelSettings = sentinelSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
       redlockSettings = redlockSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
@@ -116,7 +121,8 @@ public final class TortureMain implements Callable<Integer> {
       // Without --topology: both with --short (CI) or when --runs names the runs; else today's single server.
       String topologies = topology != null ? topology
           : shortRun || (runs != null && !runs.isEmpty()) ? "all" : "single";
-      plans = plans(settings, sentinelSettings, redlockSettings, theSeed, runs, Topology.parse(topologies), shortRun);
+      plans = plans(settings, sentinelSettings, clusterSettings, redlockSettings, theSeed, runs,
+          Topology.parse(topologies), shortRun);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -130,6 +136,15 @@ public final class TortureMain implements Callable<Integer> {
           sentinelSettings.locks(), sentinelSettings.lease().toMillis(), sentinelSettings.longHoldOneIn(),
           sentinelSettings.longHoldMin().toMillis(),
           sentinelSettings.longHoldMax().toMillis(), sentinelSettings.runLength().toSeconds(),
+          TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
+    }
+    if (plans.stream().anyMatch(p -> p.topology() == Topology.CLUSTER)) {
+      console.printf(Locale.ROOT, "torture: cluster runs: %d primaries with a replica each (node timeout 1 s),"
+              + " %d workers x %d threads, locks %s, lease %d ms, one watchdog hold in %d held %d-%d ms, %d s each,"
+              + " replicaAcks off or 1 replica within %d ms%n", Cluster.CLUSTER_PRIMARIES, clusterSettings.processes(),
+          clusterSettings.threads(), clusterSettings.locks(), clusterSettings.lease().toMillis(),
+          clusterSettings.longHoldOneIn(), clusterSettings.longHoldMin().toMillis(),
+          clusterSettings.longHoldMax().toMillis(), clusterSettings.runLength().toSeconds(),
           TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
     }
     if (plans.stream().anyMatch(p -> p.topology() == Topology.REDLOCK)) {
@@ -153,6 +168,11 @@ public final class TortureMain implements Callable<Integer> {
       console.println(sentinel);
       console.println();
     }
+    String clusterLine = SummaryTable.clusterLine(results);
+    if (clusterLine != null) {
+      console.println(clusterLine);
+      console.println();
+    }
     String redlock = SummaryTable.redlockLine(results);
     if (redlock != null) {
       console.println(redlock);
@@ -167,7 +187,8 @@ public final class TortureMain implements Callable<Integer> {
     }
     String summary = SummaryTable.summaryLine(results);
     if (writeDocs) {
-      Path doc = SafetyDoc.write(docsDir, results, settings, sentinelSettings, redlockSettings, theSeed, command(),
+      Path doc = SafetyDoc.write(docsDir, results, settings, sentinelSettings, clusterSettings, redlockSettings, theSeed,
+          command(),
           suite.elapsed(), summary);
       console.println("wrote " + doc);
     }
@@ -191,32 +212,34 @@ public final class TortureMain implements Callable<Integer> {
 
   /** The single-server runs of a suite, each with its own schedule drawn from the seed and the run's name. */
   static List<TortureRun.Plan> plans(TortureSettings settings, long seed, List<String> only) {
-    return plans(settings, settings.forSentinel(false), settings.forRedlock(false), seed, only,
-        List.of(Topology.SINGLE), false);
+    return plans(settings, settings.forSentinel(false), settings.forCluster(false), settings.forRedlock(false), seed,
+        only, List.of(Topology.SINGLE), false);
   }
 
   /**
    * The runs of a suite for each topology, each with its own schedule drawn from the seed and the
    * run's name. The Sentinel runs are {@code sentinel-failover} and {@code sentinel-failover-hole},
    * each with replicaAcks off and on ({@code -acks}); a short suite has only the latter two. The
-   * Redlock runs are {@code redlock-} and a fault of {@link Fault#REDLOCK}; a short suite has only
+   * Cluster runs are {@code cluster-kill-primary} (replicaAcks off and on) and {@code
+   * cluster-migrate-slot}; a short suite has only the first. The Redlock runs are {@code redlock-} and a fault of {@link Fault#REDLOCK}; a short suite has only
    * {@code redlock-restart-master}.
    *
    * @throws IllegalArgumentException if {@code only} names an unknown run, or leaves no run
    */
   static List<TortureRun.Plan> plans(TortureSettings settings, TortureSettings sentinelSettings,
-      TortureSettings redlockSettings, long seed, List<String> only, List<Topology> topologies, boolean shortSuite) {
+      TortureSettings clusterSettings, TortureSettings redlockSettings, long seed, List<String> only,
+      List<Topology> topologies, boolean shortSuite) {
     List<TortureRun.Plan> plans = new ArrayList<>();
     if (only != null) {
       for (String id : only) {
-        if (sentinelRunNames().contains(id) || redlockRunNames().contains(id)) {
+        if (sentinelRunNames().contains(id) || clusterRunNames().contains(id) || redlockRunNames().contains(id)) {
           continue;
         }
         try {
           Fault.byId(id);
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(e.getMessage() + "; Sentinel run names: " + sentinelRunNames()
-              + "; Redlock run names: " + redlockRunNames());
+              + "; Cluster run names: " + clusterRunNames() + "; Redlock run names: " + redlockRunNames());
         }
       }
     }
@@ -240,6 +263,22 @@ public final class TortureMain implements Callable<Integer> {
         }
       }
     }
+    if (topologies.contains(Topology.CLUSTER)) {
+      for (Fault f : Fault.CLUSTER) {
+        for (int acks : f == Fault.KILL_PRIMARY ? new int[] {0, 1} : new int[] {0}) {
+          String name = clusterRunName(f, acks);
+          boolean selected = only == null || only.isEmpty()
+              ? !shortSuite || name.equals(clusterRunName(Fault.KILL_PRIMARY, 0))
+              : only.contains(f.id) || only.contains(name);
+          if (selected) {
+            Duration length = clusterSettings.runLength();
+            long runSeed = seed * 1_000_003L + name.hashCode();
+            List<Step> steps = Step.schedule(f, length, clusterSettings, new Random(runSeed));
+            plans.add(new TortureRun.Plan(name, f, steps, length, runSeed, Topology.CLUSTER, acks, clusterSettings));
+          }
+        }
+      }
+    }
     if (topologies.contains(Topology.REDLOCK)) {
       for (Fault f : Fault.REDLOCK) {
         String name = redlockRunName(f);
@@ -256,11 +295,21 @@ public final class TortureMain implements Callable<Integer> {
     }
     if (plans.isEmpty()) {
       throw new IllegalArgumentException("no run of topology " + topologies.stream().map(t -> t.id).toList()
-          + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the Redlock"
+          + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the Cluster"
+          + " topology's kill-primary and migrate-slot, the Redlock"
           + " topology's partition-master, pause-master, restart-master and restart-master-nodelay, the single"
           + " server's the others; --topology all runs every topology)");
     }
     return plans;
+  }
+
+  static String clusterRunName(Fault f, int replicaAcks) {
+    return "cluster-" + f.id + (replicaAcks > 0 ? "-acks" : "");
+  }
+
+  private static List<String> clusterRunNames() {
+    return List.of(clusterRunName(Fault.KILL_PRIMARY, 0), clusterRunName(Fault.KILL_PRIMARY, 1),
+        clusterRunName(Fault.MIGRATE_SLOT, 0));
   }
 
   static String redlockRunName(Fault f) {

@@ -72,6 +72,17 @@ record TortureSettings(int processes, int threads, List<String> locks, Duration 
   }
 
   /**
+   * The settings of the Cluster runs: those of the Sentinel runs (a lease longer than a failover,
+   * sixteen locks, which spread over the three primaries' slots, long holds of 4 to 6 s), in runs of
+   * 16 s (--short) or 30 s. The nodes' {@code cluster-node-timeout} is 1 s, like the sentinels'
+   * down-after, so a primary's replica takes over about 2 s after it is killed.
+   */
+  TortureSettings forCluster(boolean shortSuite) {
+    Duration length = shortSuite ? Duration.ofSeconds(16) : Duration.ofSeconds(30);
+    return forSentinel(shortSuite).withRunLength(length, length);
+  }
+
+  /**
    * The settings of the Redlock runs, from those of the suite: the same workers, locks, lease (so
    * the per-node timeout is a quarter of the command timeout, 250 ms) and short holds, but one
    * watchdog-renewed hold in three is a long one of 2 to 4 s, so that a fault on one master finds

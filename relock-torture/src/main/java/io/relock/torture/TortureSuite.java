@@ -70,6 +70,13 @@ final class TortureSuite {
   }
 
   private static String sentinelProgress(RunResult r) {
+    if (r.topology() == Topology.CLUSTER) {
+      FailoverCheck.Result f = r.failover();
+      return String.format(Locale.ROOT, "%n    cluster, replicaAcks %s: %d primaries killed (longest takeover %d ms),"
+              + " %d slots migrated, %d acquisitions failed (RelockException; %d for want of a replica's ack),"
+              + " %d timed out", SummaryTable.acks(r.replicaAcks()), f.failovers(), f.maxFailoverMillis(),
+          SummaryTable.migrations(r), f.acquireErrors(), f.ackRefusals(), f.acquireTimeouts());
+    }
     if (r.topology() != Topology.SENTINEL) {
       return "";
     }

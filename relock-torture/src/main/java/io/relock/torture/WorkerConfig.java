@@ -12,8 +12,9 @@ import java.util.Map;
  *
  * @param name the worker's name in the run ({@code w1}, ...)
  * @param lockUri the lock Redis, through this worker's own proxy; or the sentinels' {@code
- *     redis-sentinel://} URI (Sentinel topology); or, comma-separated, one URI per Redlock master,
- *     each through a proxy of this worker's own (Redlock topology)
+ *     redis-sentinel://} URI (Sentinel topology); or, comma-separated, the cluster's seed nodes
+ *     (Cluster topology); or, comma-separated, one URI per Redlock master, each through a proxy of
+ *     this worker's own (Redlock topology)
  * @param storeUri the fenced store's Redis (never faulted)
  * @param history this worker's history file
  * @param stopFile the worker finishes its current critical sections and exits once this file exists
@@ -35,19 +36,17 @@ import java.util.Map;
  * @param replicaAcks relock's replicaAcks replicas (0: off)
  * @param replicaAckTimeout relock's replicaAcks timeout (ignored when off)
  * @param redlockRestartDelay relock's {@code redlockRestartDelay} (Redlock topology; zero otherwise)
+ * @param topology how {@code lockUri} is read
  */
 record WorkerConfig(String name, String lockUri, String storeUri, Path history, Path stopFile, int threads,
     List<String> locks, Duration lease, Duration commandTimeout, Duration recheckInterval, Duration acquireWait,
     Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMin, Duration longHoldMax,
-    int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout, Duration redlockRestartDelay) {
+    int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout, Duration redlockRestartDelay,
+    Topology topology) {
 
-  /** Whether the worker uses Redlock: several master URIs. */
-  boolean redlock() {
-    return lockUri.contains(",");
-  }
-
-  List<String> redlockUris() {
-    return List.of(lockUri.split(","));
+  /** The URIs of {@code lockUri}: the Redlock masters or the cluster's seed nodes. */
+  String[] lockUris() {
+    return lockUri.split(",");
   }
 
   List<String> toArgs() {
@@ -73,6 +72,7 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
     m.put("replica-acks", Integer.toString(replicaAcks));
     m.put("replica-ack-timeout-ms", Long.toString(replicaAckTimeout.toMillis()));
     m.put("redlock-restart-delay-ms", Long.toString(redlockRestartDelay.toMillis()));
+    m.put("topology", topology.id);
     List<String> args = new ArrayList<>();
     m.forEach((k, v) -> args.add("--" + k + "=" + v));
     return args;
@@ -93,7 +93,7 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
         millis(m, "hold-min-ms"), millis(m, "hold-max-ms"), Integer.parseInt(req(m, "long-hold-one-in")),
         millis(m, "long-hold-min-ms"), millis(m, "long-hold-max-ms"), Integer.parseInt(req(m, "abandon-one-in")),
         Long.parseLong(req(m, "seed")), Integer.parseInt(req(m, "replica-acks")), millis(m, "replica-ack-timeout-ms"),
-        millis(m, "redlock-restart-delay-ms"));
+        millis(m, "redlock-restart-delay-ms"), Topology.byId(req(m, "topology")));
   }
 
   private static String req(Map<String, String> m, String key) {

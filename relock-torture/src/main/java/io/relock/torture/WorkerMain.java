@@ -40,14 +40,14 @@ public final class WorkerMain {
 
   /**
    * The worker's relock client: one server, a primary found through the sentinels ({@code
-   * redis-sentinel://}), or Redlock over several masters.
+   * redis-sentinel://}), a Redis Cluster, or Redlock over several masters.
    */
   private static Relock client(WorkerConfig config) {
     Relock.Builder b = Relock.builder();
-    if (config.redlock()) {
-      b.redlock(config.redlockUris().toArray(String[]::new)).redlockRestartDelay(config.redlockRestartDelay());
-    } else {
-      b.uri(config.lockUri());
+    switch (config.topology()) {
+      case REDLOCK -> b.redlock(config.lockUris()).redlockRestartDelay(config.redlockRestartDelay());
+      case CLUSTER -> b.cluster(config.lockUris());
+      default -> b.uri(config.lockUri());
     }
     b.defaultLease(config.lease())
         .commandTimeout(config.commandTimeout())

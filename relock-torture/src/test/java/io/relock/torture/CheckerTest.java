@@ -65,6 +65,25 @@ class CheckerTest {
     }
 
     @Test
+    void clusterPrimaryKill_explainsOverlapsOnlyOnTheLocksOfItsSlots() {
+      RunResult onItsSlot = twoHolders().fault("kill-primary", "other-lock," + A, 100, 1900).check(Fault.KILL_PRIMARY);
+      RunResult elsewhere = twoHolders().fault("kill-primary", "other-lock", 100, 1900).check(Fault.KILL_PRIMARY);
+
+      assertThat(onItsSlot.overlaps().unexplained()).isZero();
+      assertThat(onItsSlot.failures()).isEmpty();
+      assertThat(elsewhere.overlaps().unexplained()).isEqualTo(1);
+      assertThat(elsewhere.failures()).anyMatch(f -> f.startsWith("(a)"));
+    }
+
+    @Test
+    void slotMigration_explainsNoOverlap() {
+      RunResult r = twoHolders().fault("migrate-slot", A, 100, 1900).check(Fault.MIGRATE_SLOT);
+
+      assertThat(r.overlaps().unexplained()).isEqualTo(1);
+      assertThat(r.failures()).anyMatch(f -> f.startsWith("(a)"));
+    }
+
+    @Test
     void overlap_thatNoFaultExplains_failsAnyRun() {
       // The fault hit the other worker, or came after the second grant: w1 had nothing stopping its renewals.
       RunResult r = twoHolders()

@@ -75,10 +75,11 @@ class HistoryFilesTest {
     WorkerConfig c = new WorkerConfig("w3", "redis://127.0.0.1:1", "redis://127.0.0.1:2", Path.of("/tmp/h.jsonl"),
         Path.of("/tmp/stop"), 2, List.of("a", "b"), Duration.ofMillis(1500), Duration.ofSeconds(1),
         Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(120), 16,
-        Duration.ofMillis(1500), Duration.ofMillis(3500), 6, 99, 1, Duration.ofMillis(500), Duration.ZERO);
+        Duration.ofMillis(1500), Duration.ofMillis(3500), 6, 99, 1, Duration.ofMillis(500), Duration.ZERO,
+        Topology.SENTINEL);
 
     assertThat(WorkerConfig.parse(c.toArgs().toArray(String[]::new))).isEqualTo(c);
-    assertThat(c.redlock()).isFalse();
+    assertThat(c.toArgs()).contains("--topology=sentinel");
   }
 
   @Test
@@ -87,12 +88,12 @@ class HistoryFilesTest {
         "redis://127.0.0.1:2", Path.of("/tmp/h.jsonl"), Path.of("/tmp/stop"), 2, List.of("a", "b"),
         Duration.ofMillis(1500), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(3),
         Duration.ofMillis(20), Duration.ofMillis(120), 4, Duration.ofSeconds(2), Duration.ofSeconds(4), 0, 5, 0,
-        Duration.ofMillis(500), Duration.ofSeconds(3));
+        Duration.ofMillis(500), Duration.ofSeconds(3), Topology.REDLOCK);
 
     WorkerConfig parsed = WorkerConfig.parse(c.toArgs().toArray(String[]::new));
     assertThat(parsed).isEqualTo(c);
-    assertThat(parsed.redlock()).isTrue();
-    assertThat(parsed.redlockUris()).containsExactly("redis://127.0.0.1:11", "redis://127.0.0.1:12",
+    assertThat(parsed.topology()).isEqualTo(Topology.REDLOCK);
+    assertThat(parsed.lockUris()).containsExactly("redis://127.0.0.1:11", "redis://127.0.0.1:12",
         "redis://127.0.0.1:13");
     assertThat(parsed.redlockRestartDelay()).isEqualTo(Duration.ofSeconds(3));
   }

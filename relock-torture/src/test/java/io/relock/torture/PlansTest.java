@@ -13,7 +13,8 @@ class PlansTest {
 
   private static List<TortureRun.Plan> plansOf(TortureSettings s, boolean shortSuite, long seed, List<String> only,
       List<Topology> topologies, boolean shortFlag) {
-    return TortureMain.plans(s, s.forSentinel(shortSuite), s.forRedlock(shortSuite), seed, only, topologies, shortFlag);
+    return TortureMain.plans(s, s.forSentinel(shortSuite), s.forCluster(shortSuite), s.forRedlock(shortSuite), seed,
+        only, topologies, shortFlag);
   }
 
   private static List<String> names(List<TortureRun.Plan> plans) {
@@ -51,7 +52,8 @@ class PlansTest {
     List<TortureRun.Plan> plans = plansOf(SHORT, true, 1, null, Topology.parse("all"),
         true);
 
-    assertThat(names(plans)).endsWith("sentinel-failover-hole", "sentinel-failover-hole-acks", "redlock-restart-master")
+    assertThat(names(plans)).endsWith("sentinel-failover-hole", "sentinel-failover-hole-acks", "cluster-kill-primary",
+        "redlock-restart-master")
         .contains("none", "combined").doesNotContain("sentinel-failover");
   }
 
@@ -66,7 +68,8 @@ class PlansTest {
         Topology.parse("sentinel"), true)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no run");
     assertThatThrownBy(() -> plansOf(SHORT, true, 1, List.of("nonsense"),
         Topology.parse("all"), true)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown run");
-    assertThatThrownBy(() -> Topology.parse("cluster")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Topology.parse("mesh")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'mesh'");
   }
 
   @Test
@@ -126,5 +129,34 @@ class PlansTest {
         .containsExactly("none", "redlock-pause-master");
     assertThatThrownBy(() -> plansOf(SHORT, true, 1, List.of("pause-master"), Topology.parse("single"), true))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no run");
+  }
+
+  @Test
+  void clusterTopology_killsPrimariesWithAndWithoutReplicaAcks_andMigratesSlots() {
+    List<TortureRun.Plan> plans = plansOf(FULL, false, 1, null, Topology.parse("cluster"), false);
+
+    assertThat(names(plans)).containsExactly("cluster-kill-primary", "cluster-kill-primary-acks",
+        "cluster-migrate-slot");
+    assertThat(plans).allMatch(p -> p.topology() == Topology.CLUSTER);
+    assertThat(plans.stream().map(TortureRun.Plan::replicaAcks).toList()).containsExactly(0, 1, 0);
+    for (TortureRun.Plan p : plans) {
+      assertThat(p.steps()).isNotEmpty().allMatch(s -> s.fault() == p.fault());
+      assertThat(p.settings().lease()).as("longer than a failover").isGreaterThan(java.time.Duration.ofSeconds(5));
+    }
+    assertThat(names(plansOf(SHORT, true, 1, List.of("migrate-slot"), Topology.parse("all"), true)))
+        .containsExactly("cluster-migrate-slot");
+    assertThat(names(plansOf(SHORT, true, 1, List.of("cluster-kill-primary-acks"), Topology.parse("all"), true)))
+        .containsExactly("cluster-kill-primary-acks");
+    assertThatThrownBy(() -> plansOf(SHORT, true, 1, List.of("kill-primary"), Topology.parse("redlock"), true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no run");
+  }
+
+  @Test
+  void shortSuite_hasOneClusterRun() {
+    List<TortureRun.Plan> cluster = plansOf(SHORT, true, 1, null, Topology.parse("all"), true).stream()
+        .filter(p -> p.topology() == Topology.CLUSTER).toList();
+
+    assertThat(names(cluster)).containsExactly("cluster-kill-primary");
+    assertThat(cluster.get(0).length()).isLessThanOrEqualTo(java.time.Duration.ofSeconds(16));
   }
 }
