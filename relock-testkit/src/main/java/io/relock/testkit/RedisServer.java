@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -83,8 +85,26 @@ public final class RedisServer implements AutoCloseable {
         private final List<String> extraArgs = new ArrayList<>();
         private Path binary;
         private String configFile;
+        private final Map<String, String> environment = new LinkedHashMap<>();
 
         private Builder() {
+        }
+
+        /**
+         * Sets an environment variable of the redis-server process, on top of this JVM's
+         * environment; kept across {@link RedisServer#restart()}. For example {@code LD_PRELOAD}, to
+         * run the server with a library that fakes its clock.
+         *
+         * @throws IllegalArgumentException if {@code name} is blank or contains {@code '='}
+         */
+        public Builder environment(String name, String value) {
+            Objects.requireNonNull(value, "value");
+            if (name == null || name.isBlank() || name.indexOf('=') >= 0) {
+                throw new IllegalArgumentException("an environment variable name must be non-blank without '=': '"
+                        + name + "'");
+            }
+            environment.put(name, value);
+            return this;
         }
 
         /**
@@ -186,7 +206,7 @@ public final class RedisServer implements AutoCloseable {
          */
         public RedisServer start() {
             return RedisServer.launch(new Settings(persistence, password, aclUser, aclPassword, tls,
-                    List.copyOf(extraArgs), binary, configFile));
+                    List.copyOf(extraArgs), binary, configFile, Map.copyOf(environment)));
         }
 
         private static String requireToken(String what, String value) {
@@ -198,7 +218,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private record Settings(boolean persistence, String password, String aclUser, String aclPassword,
-            boolean tls, List<String> extraArgs, Path binary, String configFile) {
+            boolean tls, List<String> extraArgs, Path binary, String configFile, Map<String, String> environment) {
     }
 
     /** Thrown inside this class when redis-server could not bind its port. */
@@ -530,11 +550,12 @@ public final class RedisServer implements AutoCloseable {
         List<String> command = commandLine(candidatePort);
         Process started;
         try {
-            started = new ProcessBuilder(command)
+            ProcessBuilder builder = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(OUTPUT_FILE).toFile()))
-                    .start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(OUTPUT_FILE).toFile()));
+            builder.environment().putAll(settings.environment());
+            started = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + binary, e);
         }

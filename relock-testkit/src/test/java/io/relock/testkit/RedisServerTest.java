@@ -42,6 +42,29 @@ class RedisServerTest {
     }
 
     @Test
+    void environment_reachesTheServerProcess_alsoAfterARestart(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        // redis-server overwrites its own environment block (setproctitle), so a wrapper records what it got.
+        java.nio.file.Path seen = tmp.resolve("seen.txt");
+        java.nio.file.Path wrapper = tmp.resolve("redis-server-wrapper");
+        Files.writeString(wrapper, "#!/bin/sh\necho \"$RELOCK_TESTKIT_PROBE\" >> '" + seen + "'\nexec '"
+                + RedisServer.binary() + "' \"$@\"\n");
+        assertThat(wrapper.toFile().setExecutable(true)).isTrue();
+
+        try (RedisServer server = RedisServer.builder().binary(wrapper).environment("RELOCK_TESTKIT_PROBE", "forty two")
+                .start()) {
+            assertThat(server.execute("PING")).isEqualTo("PONG");
+            server.restart();
+        }
+
+        assertThat(Files.readAllLines(seen)).containsExactly("forty two", "forty two");
+        assertThatThrownBy(() -> RedisServer.builder().environment("A=B", "x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'A=B'");
+        assertThatThrownBy(() -> RedisServer.builder().environment(" ", "x"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void twoServers_getDifferentPortsAndSeparateData() {
         try (RedisServer first = RedisServer.start(); RedisServer second = RedisServer.start()) {
             assertThat(first.port()).isNotEqualTo(second.port());

@@ -122,9 +122,11 @@ final class Cluster implements AutoCloseable {
    *
    * @param abandonOneIn see {@link WorkerConfig#abandonOneIn()}
    * @param replicaAcks the workers' relock replicaAcks replicas (0: off), with {@code replicaAckTimeout}
+   * @param clockLibrary the {@link ClockShim} library the Redlock masters run with, so that {@link
+   *     #stepClock} can step their clocks; null for none
    */
   static Cluster start(TortureSettings settings, Path runDir, long seed, int abandonOneIn, HistoryWriter log,
-      Topology topology, int replicaAcks, Duration replicaAckTimeout) {
+      Topology topology, int replicaAcks, Duration replicaAckTimeout, Path clockLibrary) {
     try {
       Files.createDirectories(runDir);
       Files.deleteIfExists(runDir.resolve("stop"));
@@ -139,7 +141,8 @@ final class Cluster implements AutoCloseable {
     try {
       switch (topology) {
         case SENTINEL -> group = startSentinelGroup();
-        case REDLOCK -> masters = RedisMasterGroup.start(REDLOCK_MASTERS);
+        case REDLOCK -> masters = clockLibrary == null ? RedisMasterGroup.start(REDLOCK_MASTERS)
+            : RedisMasterGroup.start(REDLOCK_MASTERS, withClock(clockLibrary, runDir));
         // Persistence: a killed primary restarts under its old identity and rejoins as a replica.
         case CLUSTER -> redisCluster = RedisClusterGroup.builder().primaries(CLUSTER_PRIMARIES).replicasPerPrimary(1)
             .nodeTimeout(CLUSTER_NODE_TIMEOUT).persistence(true).start();
@@ -174,6 +177,33 @@ final class Cluster implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * Has each master started run with the clock-step library and an offset file of its own, {@code
+   * clock-m0.txt}, {@code clock-m1.txt}, ... in the run's directory, starting at 0.
+   */
+  private static java.util.function.UnaryOperator<RedisServer.Builder> withClock(Path library, Path runDir) {
+    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    return b -> {
+      Path offsets = clockFile(runDir, next.getAndIncrement());
+      ClockShim.reset(offsets);
+      return b.environment("LD_PRELOAD", library.toString())
+          .environment(ClockShim.OFFSET_FILE_VARIABLE, offsets.toString());
+    };
+  }
+
+  private static Path clockFile(Path runDir, int master) {
+    return runDir.resolve("clock-m" + master + ".txt");
+  }
+
+  /**
+   * Steps the wall clock of Redlock master {@code i} forward by {@code by} (the masters must have
+   * been started with a clock library); the server sees it within 20 ms. Returns the master's
+   * offset from the real clock now.
+   */
+  Duration stepClock(int i, Duration by) {
+    return Duration.ofMillis(ClockShim.step(clockFile(runDir, i), by.toMillis()));
   }
 
   /**

@@ -55,6 +55,17 @@ enum Fault {
       + " keeps the restarted master out of every majority for 3 s after a client notices, so nobody may be"
       + " granted the lock before its erased holder is told"),
   /**
+   * Redlock topology only: the clock of one master of a hold's two jumps ahead, as an NTP step or
+   * an operator's date command would, and its keys expire early there. relock cannot notice that
+   * (the master keeps its data and marker), so overlaps are expected: the run shows what fencing
+   * does about them.
+   */
+  CLOCK_STEP_MASTER("clock-step-master", "Redlock topology: cut one master off until a hold granted by the other"
+      + " two alone has been at work for a moment (up to 3 s), heal it, then step the wall clock of one of those"
+      + " two forward by twice the lease (a preload library built for the run fakes that server's gettimeofday),"
+      + " so its copy of the hold expires at once; nothing tells relock, and the next holder can be granted the"
+      + " lock before the erased holder's renewal finds out"),
+  /**
    * Redlock topology only: the control of {@link #RESTART_MASTER}. What relock does when it finds a
    * master that lost its data, with a delay of 0 (the nemesis runs relock's own marking script
    * before any client can reach the restarted master), as a Redlock without a delayed restart
@@ -91,7 +102,8 @@ enum Fault {
   static final List<Fault> CLUSTER = List.of(KILL_PRIMARY, MIGRATE_SLOT);
 
   /** The faults of the Redlock topology's runs, the control last. */
-  static final List<Fault> REDLOCK = List.of(PARTITION_MASTER, PAUSE_MASTER, RESTART_MASTER, RESTART_MASTER_NODELAY);
+  static final List<Fault> REDLOCK = List.of(PARTITION_MASTER, PAUSE_MASTER, RESTART_MASTER, CLOCK_STEP_MASTER,
+      RESTART_MASTER_NODELAY);
 
   boolean isRedlock() {
     return REDLOCK.contains(this);

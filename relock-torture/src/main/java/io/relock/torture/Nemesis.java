@@ -42,6 +42,8 @@ final class Nemesis {
    * the other two granted alone (a hold asked for before the cut may still complete on them).
    */
   private static final Duration MIN_MASTER_CUT = Duration.ofMillis(300);
+  /** How long after writing a master's clock offset the nemesis counts on the master having read it (it rereads every 20 ms). */
+  private static final Duration CLOCK_STEP_SEEN = Duration.ofMillis(100);
   private static final Duration FAILOVER_DEADLINE = Duration.ofSeconds(30);
   private static final Duration RESYNC_DEADLINE = Duration.ofSeconds(20);
   /** relock's Redlock node marker and fence (default key prefix), and its script that writes them. */
@@ -424,6 +426,7 @@ final class Nemesis {
       case PARTITION_MASTER -> partitionMaster(step);
       case PAUSE_MASTER -> pauseMaster(step);
       case RESTART_MASTER, RESTART_MASTER_NODELAY -> restartMaster(step);
+      case CLOCK_STEP_MASTER -> clockStepMaster(step);
       default -> throw new IllegalArgumentException("not a Redlock fault: " + step.fault());
     };
   }
@@ -482,25 +485,10 @@ final class Nemesis {
   private String restartMaster(Step step) {
     boolean control = step.fault() == Fault.RESTART_MASTER_NODELAY;
     String id = step.fault().id;
-    int n = cluster.masters.size();
-    int z = step.pick() % n;
-    int x = (z + 1 + (step.pick() / n) % (n - 1)) % n;
+    OnTwo on = holdOnTwo(step);
+    int x = on.x();
     String target = cluster.nodeName(x);
-    Map<String, String> before = tokens();
-    cluster.partitionMaster(z);
-    long cut = log.record(Event.FAULT_START, null, null, 0, fields("fault", id, "target", target,
-        "detail", cluster.nodeName(z) + " cut off first")).monoNanos();
-    AtWork atWork;
-    try {
-      sleep(MIN_MASTER_CUT);
-      atWork = awaitLongHolder(step.length().minus(MIN_MASTER_CUT), LONG_HOLD_AGE, before, v -> {
-        List<Integer> on = v.nodesWith(v.holder());
-        return on.contains(x) && !on.contains(z);
-      });
-    } finally {
-      cluster.healMaster(z);
-    }
-    long cutNanos = System.nanoTime() - cut;
+    AtWork atWork = on.atWork();
     List<LockView> views = cluster.views();
     RedisServer victim = cluster.masters.master(x);
     if (control) {
@@ -527,9 +515,77 @@ final class Nemesis {
       }
     }
     log.record(Event.FAULT_END, null, null, 0, fields("fault", id, "target", target));
-    return id + ": " + cluster.nodeName(z) + " cut off " + Step.seconds(Duration.ofNanos(cutNanos)) + duringHoldOf(atWork)
-        + ", then " + target + " restarted without its data" + (control ? " and marked usable at once" : "")
-        + ", erasing " + (erased.isEmpty() ? "no hold" : String.join(", ", erased));
+    return id + ": " + on.describe() + ", then " + target + " restarted without its data"
+        + (control ? " and marked usable at once" : "") + ", erasing " + (erased.isEmpty() ? "no hold" : String.join(", ", erased));
+  }
+
+  /**
+   * Masters {@code z} (cut off) and {@code x}, and the hold at work on {@code x} and not {@code
+   * z} (null if none came), with how long {@code z} was cut off.
+   */
+  private record OnTwo(int z, int x, AtWork atWork, long cutNanos, String zName) {
+    String describe() {
+      return zName + " cut off " + Step.seconds(Duration.ofNanos(cutNanos)) + duringHoldOf(atWork);
+    }
+  }
+
+  /**
+   * The first half of restart-master and clock-step-master. A hold on all three masters survives
+   * the loss of one, so this makes a hold that is on exactly two: it cuts master z off from every
+   * worker, waits (at least {@link #MIN_MASTER_CUT}, at most the step's length) until a hold
+   * granted since, by the other two alone, has been at work for {@link #LONG_HOLD_AGE}, and heals
+   * z. The fault window starts at the cut, with x, one of the other two, as its target.
+   */
+  private OnTwo holdOnTwo(Step step) {
+    int n = cluster.masters.size();
+    int z = step.pick() % n;
+    int x = (z + 1 + (step.pick() / n) % (n - 1)) % n;
+    Map<String, String> before = tokens();
+    cluster.partitionMaster(z);
+    long cut = log.record(Event.FAULT_START, null, null, 0, fields("fault", step.fault().id, "target",
+        cluster.nodeName(x), "detail", cluster.nodeName(z) + " cut off first")).monoNanos();
+    AtWork atWork;
+    try {
+      sleep(MIN_MASTER_CUT);
+      atWork = awaitLongHolder(step.length().minus(MIN_MASTER_CUT), LONG_HOLD_AGE, before, v -> {
+        List<Integer> on = v.nodesWith(v.holder());
+        return on.contains(x) && !on.contains(z);
+      });
+    } finally {
+      cluster.healMaster(z);
+    }
+    return new OnTwo(z, x, atWork, System.nanoTime() - cut, cluster.nodeName(z));
+  }
+
+  /**
+   * clock-step-master: a hold on exactly two masters ({@link #holdOnTwo}), then the wall clock of
+   * x, one of them, steps forward by twice the lease, so that every key x has expires at once. Just
+   * before, it reads every lock on every master: an entry of x that fewer than a majority of the
+   * others share is a hold the step erases, recorded as {@link Event#ERASED} once x's clock has
+   * moved. The fault window runs from the cut to the step. The clock stays ahead afterwards, as
+   * after a real step: later keys on x expire on its new time, which no longer matters.
+   */
+  private String clockStepMaster(Step step) {
+    OnTwo on = holdOnTwo(step);
+    String target = cluster.nodeName(on.x());
+    List<LockView> views = cluster.views();
+    Duration by = cluster.settings.lease().multipliedBy(2);
+    Duration offset = cluster.stepClock(on.x(), by);
+    sleep(CLOCK_STEP_SEEN);
+    long at = System.nanoTime();
+    List<String> erased = new ArrayList<>();
+    for (LockView view : views) {
+      LockView.Entry e = view.erasedByLosing(on.x());
+      if (e != null) {
+        log.record(at, Event.ERASED, view.lock(), null, Long.parseLong(e.token()), fields("fault", step.fault().id,
+            "master", target, "owner", e.owner()));
+        erased.add(view.lock() + " (token " + e.token() + ")");
+      }
+    }
+    log.record(Event.FAULT_END, null, null, 0, fields("fault", step.fault().id, "target", target));
+    return step.fault().id + ": " + on.describe() + ", then the clock of " + target + " stepped " + by.toMillis()
+        + " ms ahead (" + offset.toMillis() + " ms in all), erasing " + (erased.isEmpty() ? "no hold"
+        : String.join(", ", erased));
   }
 
   /**

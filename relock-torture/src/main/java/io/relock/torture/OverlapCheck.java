@@ -26,8 +26,9 @@ import java.util.Set;
  * ({@code onLost}, or {@code isValid()} false) by the winner's grant, give or take {@link
  * LossCheck#MARGIN} for the scheduling of the two records: its renewals could not reach a
  * majority in time, or a restart erased its hold, and the next holder came after it knew. The
- * one exception is the control run without the delayed restart, where a restarted master votes
- * for the next holder at once: a hold that restart erased explains its overlap, told or not.
+ * exceptions are the control run without the delayed restart, where a restarted master votes for
+ * the next holder at once, and a clock step, which expires a master's copy of the hold unnoticed:
+ * a hold either erased explains its overlap, told or not.
  */
 final class OverlapCheck {
   private static final Set<String> HOLDER_FAULTS = Set.of(Fault.PAUSE_HOLDER.id, Fault.CUT_HOLDER.id,
@@ -35,7 +36,7 @@ final class OverlapCheck {
   private static final Set<String> REDIS_FAULTS = Set.of(Fault.PAUSE_REDIS.id, Fault.RESTART_REDIS.id,
       Fault.FAILOVER.id, Fault.FAILOVER_HOLE.id);
   private static final Set<String> MASTER_FAULTS = Set.of(Fault.PARTITION_MASTER.id, Fault.PAUSE_MASTER.id,
-      Fault.RESTART_MASTER.id, Fault.RESTART_MASTER_NODELAY.id);
+      Fault.RESTART_MASTER.id, Fault.RESTART_MASTER_NODELAY.id, Fault.CLOCK_STEP_MASTER.id);
   /** Slack for a fixed lease: relock's own clock-drift allowance is 1% of the lease plus 2 ms. */
   private static final long FIXED_LEASE_SLACK_NANOS = 50_000_000L;
 
@@ -97,9 +98,9 @@ final class OverlapCheck {
 
   private static String redlockExplanation(Hold loser, Hold winner, Timeline timeline) {
     Timeline.Erasure erased = timeline.erasureOf(loser);
-    if (erased != null && !erased.delayed() && erased.at() < winner.acquired) {
-      return "the restart of " + erased.master() + " at " + timeline.at(erased.at())
-          + " erased it, and without the delayed restart the master voted for the next holder at once";
+    if (erased != null && !erased.guarded() && erased.at() < winner.acquired) {
+      return erased.cause() + " at " + timeline.at(erased.at()) + " erased it there, and nothing kept that master"
+          + " from voting for the next holder at once";
     }
     long told = loser.toldAt();
     if (told == Long.MAX_VALUE || told > winner.acquired + LossCheck.MARGIN.toNanos()) {

@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * What the faults of a Redlock run did to the holds (nothing to report in other runs).
  *
- * <p>A hold is <b>erased</b> when the restart of a master without its data left its lock on fewer
- * than a majority of the masters while its holder still acted as the holder (see {@link
- * Timeline#erasureOf}). Its holder must be told (claim c; {@link LossCheck} counts it lost). The
+ * <p>A hold is <b>erased</b> when the restart of a master without its data, or a step of its clock
+ * that expired its keys, left its lock on fewer than a majority of the masters while its holder
+ * still acted as the holder (see {@link Timeline#erasureOf}). Its holder must be told (claim c; {@link LossCheck} counts it lost). The
  * delayed restart is there so that nobody else is granted the lock before that: an erased hold
  * whose lock went to another holder before relock told it (and, for a fixed lease, before that
  * lease ran out) is <b>overlapped before told</b>. That fails a run with the delay ({@link
@@ -23,6 +23,7 @@ final class RedlockCheck {
    * @param pauses masters paused
    * @param restarts masters restarted without their data, with relock's delayed restart
    * @param controlRestarts of them, in the control, without the delay
+   * @param clockSteps masters whose clock was stepped forward
    * @param erased holds a restart erased
    * @param erasedTold of them, whose holder was told (onLost, isValid() false, or LockLostException)
    * @param erasedUnreachable of them, not told, whose close() failed with RelockException
@@ -31,10 +32,10 @@ final class RedlockCheck {
    *     one (or its fixed lease ran out)
    * @param acquireErrors acquisitions that failed with RelockException
    */
-  record Result(int partitions, int pauses, int restarts, int controlRestarts, int erased, int erasedTold,
+  record Result(int partitions, int pauses, int restarts, int controlRestarts, int clockSteps, int erased, int erasedTold,
       int erasedUnreachable, int erasedOverlapped, int overlappedBeforeTold, int acquireErrors, List<String> examples) {
 
-    static final Result NONE = new Result(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+    static final Result NONE = new Result(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
   }
 
   private RedlockCheck() {}
@@ -75,13 +76,13 @@ final class RedlockCheck {
       boolean early = next.acquired < knew;
       beforeTold += early ? 1 : 0;
       if (examples.size() < Checker.EXAMPLES) {
-        examples.add("erased by the restart of " + e.master() + (e.delayed() ? "" : " (no delayed restart)") + " on "
+        examples.add("erased by " + e.cause() + " on "
             + h.lock + ": " + h + " still held it at " + timeline.at(e.at()) + ", " + next + " was granted it at "
             + timeline.at(next.acquired) + ", " + (knew == Long.MAX_VALUE ? "the holder was told only by close()"
             : (early ? "before" : "after") + " the holder knew at " + timeline.at(knew)));
       }
     }
-    return new Result(partitions, pauses, restarts, control, erased, told, unreachable, overlapped, beforeTold, errors,
+    return new Result(partitions, pauses, restarts, control, count(timeline, Fault.CLOCK_STEP_MASTER), erased, told, unreachable, overlapped, beforeTold, errors,
         examples);
   }
 

@@ -43,7 +43,7 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
     long lease = s.lease().toMillis();
     Duration gap = f.isFailover() || f == Fault.KILL_PRIMARY
         ? Duration.ofMillis(between(random, 1000, 2000))  // let the workers settle on the new primary
-        : f == Fault.RESTART_MASTER || f == Fault.RESTART_MASTER_NODELAY
+        : f == Fault.RESTART_MASTER || f == Fault.RESTART_MASTER_NODELAY || f == Fault.CLOCK_STEP_MASTER
         // past the delayed restart, so that the next step does not find two masters out
         ? s.redlockRestartDelay().plusMillis(between(random, 500, 1500))
         : Duration.ofMillis(between(random, 500, 1500));
@@ -62,7 +62,7 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
       // Well past the per-node timeout (a quarter of the command timeout).
       case PAUSE_MASTER -> Duration.ofMillis(between(random, 500, 3000));
       // How long the third master stays cut off at most, waiting for a hold the other two granted.
-      case RESTART_MASTER, RESTART_MASTER_NODELAY -> Duration.ofMillis(between(random, 2000, 3000));
+      case RESTART_MASTER, RESTART_MASTER_NODELAY, CLOCK_STEP_MASTER -> Duration.ofMillis(between(random, 2000, 3000));
       default -> Duration.ZERO;
     };
     Duration latency = f == Fault.DELAY
@@ -86,7 +86,7 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
       case KILL_PRIMARY -> 4500;
       case MIGRATE_SLOT -> 800;  // waiting for a long hold, the migration
       case PARTITION_MASTER, PAUSE_MASTER -> 500;  // waiting for a long hold
-      case RESTART_MASTER, RESTART_MASTER_NODELAY -> 300;
+      case RESTART_MASTER, RESTART_MASTER_NODELAY, CLOCK_STEP_MASTER -> 300;
       default -> 0;
     };
   }
@@ -103,7 +103,7 @@ record Step(Fault fault, Duration gapBefore, Duration length, int pick, Duration
           .append(allWorkers ? "every worker" : "one worker").append(" for ").append(seconds(length));
       case KILL_HOLDER, RESTART_REDIS, FAILOVER, KILL_PRIMARY, MIGRATE_SLOT -> { }
       case FAILOVER_HOLE -> s.append(" with replication cut up to ").append(seconds(length)).append(" before the kill");
-      case RESTART_MASTER, RESTART_MASTER_NODELAY -> s.append(" after cutting another master off up to ")
+      case RESTART_MASTER, RESTART_MASTER_NODELAY, CLOCK_STEP_MASTER -> s.append(" after cutting another master off up to ")
           .append(seconds(length));
       default -> s.append(" for ").append(seconds(length));
     }

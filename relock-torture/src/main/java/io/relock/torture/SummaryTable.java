@@ -179,14 +179,18 @@ final class SummaryTable {
     parts.add(String.format(Locale.ROOT, "%d runs, %d masters cut off, %d paused, %d restarted without their data",
         redlock.size(), sum(redlock, r -> r.redlock().partitions()), sum(redlock, r -> r.redlock().pauses()),
         sum(redlock, r -> r.redlock().restarts())));
-    for (boolean delayed : new boolean[] {true, false}) {
-      List<RunResult> rs = redlock.stream().filter(r -> (r.fault() != Fault.RESTART_MASTER_NODELAY) == delayed).toList();
-      if (rs.isEmpty() || sum(rs, r -> r.redlock().restarts()) == 0) {
+    for (Fault f : List.of(Fault.RESTART_MASTER, Fault.RESTART_MASTER_NODELAY, Fault.CLOCK_STEP_MASTER)) {
+      List<RunResult> rs = redlock.stream().filter(r -> r.fault() == f).toList();
+      if (rs.isEmpty()) {
         continue;
       }
+      String what = switch (f) {
+        case RESTART_MASTER -> "restarts with the delayed restart";
+        case RESTART_MASTER_NODELAY -> "restarts without it (control)";
+        default -> sum(rs, r -> r.redlock().clockSteps()) + " clock steps";
+      };
       parts.add(String.format(Locale.ROOT, "%s: %d holds erased (%d told, %d overlapped by a later holder, %d of them"
-              + " before the holder knew)", delayed ? "with the delayed restart" : "without it (control)",
-          sum(rs, r -> r.redlock().erased()), sum(rs, r -> r.redlock().erasedTold()),
+              + " before the holder knew)", what, sum(rs, r -> r.redlock().erased()), sum(rs, r -> r.redlock().erasedTold()),
           sum(rs, r -> r.redlock().erasedOverlapped()), sum(rs, r -> r.redlock().overlappedBeforeTold())));
     }
     parts.add(String.format(Locale.ROOT, "%d acquisitions failed with RelockException, %d overlaps, %d keys left on"

@@ -38,11 +38,23 @@ final class Timeline {
   }
 
   /**
-   * A hold (lock and token) that the restart of Redlock master {@code master} without its data
-   * erased, recorded at {@code at}, once the master was back; {@code delayed} is false in the
-   * control run, where the master took part again at once.
+   * A hold (lock and token) that a fault on Redlock master {@code master} erased there, recorded at
+   * {@code at}: its restart without its data (recorded once the master was back) or a step of its
+   * clock. {@code fault} is the fault's id. Only the restart with relock's delayed restart is
+   * guarded: the master stays out of every majority until the erased hold has ended or its holder
+   * was told. The control restart takes part at once, and relock cannot notice a clock step.
    */
-  record Erasure(String lock, long token, String master, long at, boolean delayed) {}
+  record Erasure(String lock, long token, String master, long at, String fault) {
+    boolean guarded() {
+      return Fault.RESTART_MASTER.id.equals(fault);
+    }
+
+    /** "the restart of m1", "the restart of m1 (no delayed restart)", "the clock step of m1". */
+    String cause() {
+      return Fault.CLOCK_STEP_MASTER.id.equals(fault) ? "the clock step of " + master
+          : "the restart of " + master + (guarded() ? "" : " (no delayed restart)");
+    }
+  }
 
   final long origin;
   final List<Window> windows;
@@ -65,8 +77,7 @@ final class Timeline {
     Event killed = null;
     for (Event e : history.events()) {
       if (e.kind().equals(Event.ERASED)) {
-        erasures.add(new Erasure(e.lock(), e.token(), e.text("master"), e.monoNanos(),
-            !Fault.RESTART_MASTER_NODELAY.id.equals(e.text("fault"))));
+        erasures.add(new Erasure(e.lock(), e.token(), e.text("master"), e.monoNanos(), e.text("fault")));
         continue;
       }
       if (e.kind().equals(Event.PRIMARY_KILLED)) {

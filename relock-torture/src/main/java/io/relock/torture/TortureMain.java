@@ -28,8 +28,9 @@ import picocli.CommandLine.Option;
         "relock's replicaAcks off and on. With --topology cluster it is a Redis Cluster of three",
         "primaries with a replica each, and the nemesis kills primaries (replicaAcks off and on) or",
         "migrates slots under load. With --topology redlock the workers use relock's Redlock",
-        "over three masters, and the nemesis cuts one off, pauses one, or restarts one without its",
-        "data (with relock's delayed restart, and once without it as a control). Always starts its",
+        "over three masters, and the nemesis cuts one off, pauses one, restarts one without its",
+        "data (with relock's delayed restart, and once without it as a control), or steps one's",
+        "clock forward. Always starts its",
         "own redis-servers (REDIS_URL is ignored: the suite must be able to restart, pause and kill",
         "them).",
         "Exits 1 on any fencing violation, unreported loss, stuck lock or lost update, any",
@@ -59,8 +60,9 @@ public final class TortureMain implements Callable<Integer> {
           + "cut-holder, blackhole-holder, delay, combined; also blackhole-resume (not in the default set). "
           + "Sentinel topology: failover, failover-hole (each with replicaAcks off and on), or a run's full name "
           + "such as sentinel-failover-hole-acks. Cluster topology: kill-primary (replicaAcks off and on), "
-          + "migrate-slot, or their full names such as cluster-kill-primary-acks. Redlock topology: partition-master, pause-master, restart-master, "
-          + "restart-master-nodelay (the control), or their full names such as redlock-restart-master.")
+          + "migrate-slot, or their full names such as cluster-kill-primary-acks. Redlock topology: partition-master, "
+          + "pause-master, restart-master, clock-step-master (needs a C compiler), restart-master-nodelay (the control), "
+          + "or their full names such as redlock-restart-master.")
   List<String> runs;
 
   @Option(names = "--run-seconds", paramLabel = "S",
@@ -125,6 +127,16 @@ public final class TortureMain implements Callable<Integer> {
           Topology.parse(topologies), shortRun);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    if (plans.stream().anyMatch(p -> p.fault() == Fault.CLOCK_STEP_MASTER)) {
+      ClockShim.Build clock = ClockShim.build(outDir.resolve("clockstep"));
+      if (clock.library() == null) {
+        console.println("torture: skipping " + redlockRunName(Fault.CLOCK_STEP_MASTER) + ": " + clock.unavailable());
+        plans = plans.stream().filter(p -> p.fault() != Fault.CLOCK_STEP_MASTER).toList();
+        if (plans.isEmpty()) {
+          return 2;
+        }
+      }
     }
     console.printf(Locale.ROOT, "torture: seed %d (reproduce the schedules with --seed %d), %d runs, %d workers x %d threads,"
         + " locks %s, lease %d ms, histories in %s%n", theSeed, theSeed, plans.size(), settings.processes(),
@@ -297,7 +309,8 @@ public final class TortureMain implements Callable<Integer> {
       throw new IllegalArgumentException("no run of topology " + topologies.stream().map(t -> t.id).toList()
           + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the Cluster"
           + " topology's kill-primary and migrate-slot, the Redlock"
-          + " topology's partition-master, pause-master, restart-master and restart-master-nodelay, the single"
+          + " topology's partition-master, pause-master, restart-master, clock-step-master and restart-master-nodelay,"
+          + " the single"
           + " server's the others; --topology all runs every topology)");
     }
     return plans;

@@ -58,7 +58,7 @@ final class TortureRun {
     try (HistoryWriter log = new HistoryWriter(runDir.resolve("nemesis.jsonl"), "nemesis");
         Cluster cluster = Cluster.start(settings, runDir, plan.seed(),
             plan.fault() == Fault.ABANDON_HOLDER ? ABANDON_ONE_IN : 0, log, plan.topology(), plan.replicaAcks(),
-            TortureSettings.REPLICA_ACK_TIMEOUT);
+            TortureSettings.REPLICA_ACK_TIMEOUT, plan.fault() == Fault.CLOCK_STEP_MASTER ? clockLibrary(outDir) : null);
         // Only kill-holder steps wait for a lock themselves; only the single-server runs have them.
         Relock probe = !single ? null
             : Relock.builder().uri(cluster.lockUri()).defaultLease(settings.lease())
@@ -127,6 +127,15 @@ final class TortureRun {
     result.examples().forEach(x -> report.add("  " + x));
     writeLines(runDir.resolve("report.txt"), report);
     return result;
+  }
+
+  /** The clock-step library, built into the suite's output directory. */
+  private static Path clockLibrary(Path outDir) {
+    ClockShim.Build build = ClockShim.build(outDir.resolve("clockstep"));
+    if (build.library() == null) {
+      throw new IllegalStateException(build.unavailable());
+    }
+    return build.library();
   }
 
   private static void deleteHistories(Path runDir) {

@@ -683,7 +683,33 @@ class CheckerTest {
       assertThat(r.redlock().controlRestarts()).isEqualTo(1);
       assertThat(r.redlock().overlappedBeforeTold()).isEqualTo(1);
       assertThat(r.overlaps().unexplained()).isZero();
-      assertThat(r.overlaps().examples()).singleElement().asString().contains("without the delayed restart");
+      assertThat(r.overlaps().examples()).singleElement().asString().contains("no delayed restart");
+      assertThat(r.failures()).isEmpty();
+    }
+
+    @Test
+    void aClockStepThatExpiredAHold_explainsItsOverlap_toldOrNot() {
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 499, 500, false)
+          .read("w1/0/1", A, 100, 501, "ok", 0)
+          .eraseOnMaster(Fault.CLOCK_STEP_MASTER, "m1", 1000, 1100, A, 100L)
+          .acquired("w2/0/1", A, 101, 2000, 2500, false)
+          .read("w2/0/1", A, 101, 2501, "ok", 0)
+          .write("w2/0/1", A, 101, 2510, 2511, "accepted", 0)
+          .storeAccepts(A, 101, 0, "w2/0/1")
+          .release("w2/0/1", A, 101, 2520, true, Event.RELEASED)
+          .write("w1/0/1", A, 100, 2900, 2901, "refused", 0)
+          .lostNotice("w1/0/1", A, 100, 3200)
+          .release("w1/0/1", A, 100, 3300, false, Event.RELEASE_LOST)
+          .checkRedlock(Fault.CLOCK_STEP_MASTER);
+
+      assertThat(r.redlock().clockSteps()).isEqualTo(1);
+      assertThat(r.redlock().restarts()).isZero();
+      assertThat(r.redlock().erased()).isEqualTo(1);
+      assertThat(r.redlock().overlappedBeforeTold()).isEqualTo(1);
+      assertThat(r.overlaps().unexplained()).isZero();
+      assertThat(r.overlaps().examples()).singleElement().asString().contains("the clock step of m1");
+      assertThat(r.fencing().staleRefused()).isEqualTo(1);
       assertThat(r.failures()).isEmpty();
     }
 

@@ -107,7 +107,12 @@ final class HistoryBuilder {
    * {@code erased} pair of lock and token. {@code delayed} false: the control, without the delay.
    */
   HistoryBuilder restartMaster(String master, long from, long to, boolean delayed, Object... erased) {
-    String fault = delayed ? Fault.RESTART_MASTER.id : Fault.RESTART_MASTER_NODELAY.id;
+    return eraseOnMaster(delayed ? Fault.RESTART_MASTER : Fault.RESTART_MASTER_NODELAY, master, from, to, erased);
+  }
+
+  /** A fault on Redlock master {@code master} that erased the given holds there (lock, token, ...) at {@code to}. */
+  HistoryBuilder eraseOnMaster(Fault f, String master, long from, long to, Object... erased) {
+    String fault = f.id;
     add(from, "nemesis", Event.FAULT_START, null, null, 0, HistoryWriter.fields("fault", fault, "target", master));
     for (int i = 0; i < erased.length; i += 2) {
       add(to, "nemesis", Event.ERASED, (String) erased[i], null, (Long) erased[i + 1],

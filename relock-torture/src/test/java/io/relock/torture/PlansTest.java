@@ -77,7 +77,7 @@ class PlansTest {
     List<TortureRun.Plan> plans = plansOf(FULL, false, 1, null, Topology.parse("redlock"), false);
 
     assertThat(names(plans)).containsExactly("redlock-partition-master", "redlock-pause-master",
-        "redlock-restart-master", "redlock-restart-master-nodelay");
+        "redlock-restart-master", "redlock-clock-step-master", "redlock-restart-master-nodelay");
     assertThat(plans).allSatisfy(p -> {
       assertThat(p.topology()).isEqualTo(Topology.REDLOCK);
       assertThat(p.replicaAcks()).isZero();
@@ -100,7 +100,8 @@ class PlansTest {
       for (Step s : p.steps()) {
         switch (s.fault()) {
           case PAUSE_MASTER, PARTITION_MASTER -> assertThat(s.length()).isGreaterThan(perNodeTimeout);
-          case RESTART_MASTER, RESTART_MASTER_NODELAY -> assertThat(s.gapBefore()).as("the previous restart's delay is over")
+          case RESTART_MASTER, RESTART_MASTER_NODELAY, CLOCK_STEP_MASTER -> assertThat(s.gapBefore())
+              .as("the previous restart's delay is over")
               .isGreaterThan(p.settings().redlockRestartDelay());
           default -> throw new AssertionError("not a Redlock fault: " + s);
         }
