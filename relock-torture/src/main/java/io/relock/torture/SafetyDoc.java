@@ -123,22 +123,23 @@ final class SafetyDoc {
   }
 
   private static String sentinelSettings(TortureSettings s) {
-    return String.format(Locale.ROOT,
-        "Sentinel runs: a primary, one replica and three sentinels (quorum 2, down-after 1 s; the workers"
-            + " find the primary through the sentinels), %d worker processes x %d threads, locks %s, lease %d ms (longer than"
-            + " a failover, so that what reached the replica survives one), one watchdog-renewed hold in %d held"
-            + " %d-%d ms, other settings as above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
-        s.processes(), s.threads(), s.locks(), s.lease().toMillis(), s.longHoldOneIn(), s.longHoldMin().toMillis(),
-        s.longHoldMax().toMillis(), s.runLength().toSeconds(), TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
+    return replicatedSettings("Sentinel runs: a primary, one replica and three sentinels (quorum 2, down-after 1 s; the"
+        + " workers find the primary through the sentinels)", "", s);
   }
 
   private static String clusterSettings(TortureSettings s) {
+    return replicatedSettings("Cluster runs: a Redis Cluster of " + Cluster.CLUSTER_PRIMARIES + " primaries with one"
+        + " replica each (cluster-node-timeout 1 s; the workers use relock's cluster(...) with the primaries as"
+        + " seeds)", " (spread over the primaries' slots)", s);
+  }
+
+  /** The settings of the runs on a replicated topology, after {@code what} they run on. */
+  private static String replicatedSettings(String what, String aboutLocks, TortureSettings s) {
     return String.format(Locale.ROOT,
-        "Cluster runs: a Redis Cluster of %d primaries with one replica each (cluster-node-timeout 1 s; the"
-            + " workers use relock's cluster(...) with the primaries as seeds), %d worker processes x %d threads,"
-            + " locks %s (spread over the primaries' slots), lease %d ms, one watchdog-renewed hold in %d held"
-            + " %d-%d ms, other settings as above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
-        Cluster.CLUSTER_PRIMARIES, s.processes(), s.threads(), s.locks(), s.lease().toMillis(), s.longHoldOneIn(),
+        "%s, %d worker processes x %d threads, locks %s%s, lease %d ms (longer than a failover, so that what"
+            + " reached the replica survives one), one watchdog-renewed hold in %d held %d-%d ms, other settings as"
+            + " above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
+        what, s.processes(), s.threads(), s.locks(), aboutLocks, s.lease().toMillis(), s.longHoldOneIn(),
         s.longHoldMin().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds(),
         TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
   }

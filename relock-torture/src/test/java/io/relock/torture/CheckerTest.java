@@ -628,10 +628,14 @@ class CheckerTest {
      * 1100 and erases it; w2 is granted A at 2500; w1's late write is refused.
      */
     private HistoryBuilder erasedThenTaken(boolean delayed) {
+      return erasedThenTaken(delayed ? Fault.RESTART_MASTER : Fault.RESTART_MASTER_NODELAY);
+    }
+
+    private HistoryBuilder erasedThenTaken(Fault fault) {
       return new HistoryBuilder()
           .acquired("w1/0/1", A, 100, 499, 500, false)
           .read("w1/0/1", A, 100, 501, "ok", 0)
-          .restartMaster("m1", 1000, 1100, delayed, A, 100L)
+          .eraseOnMaster(fault, "m1", 1000, 1100, A, 100L)
           .acquired("w2/0/1", A, 101, 2000, 2500, false)
           .read("w2/0/1", A, 101, 2501, "ok", 0)
           .write("w2/0/1", A, 101, 2510, 2511, "accepted", 0)
@@ -689,16 +693,7 @@ class CheckerTest {
 
     @Test
     void aClockStepThatExpiredAHold_explainsItsOverlap_toldOrNot() {
-      RunResult r = new HistoryBuilder()
-          .acquired("w1/0/1", A, 100, 499, 500, false)
-          .read("w1/0/1", A, 100, 501, "ok", 0)
-          .eraseOnMaster(Fault.CLOCK_STEP_MASTER, "m1", 1000, 1100, A, 100L)
-          .acquired("w2/0/1", A, 101, 2000, 2500, false)
-          .read("w2/0/1", A, 101, 2501, "ok", 0)
-          .write("w2/0/1", A, 101, 2510, 2511, "accepted", 0)
-          .storeAccepts(A, 101, 0, "w2/0/1")
-          .release("w2/0/1", A, 101, 2520, true, Event.RELEASED)
-          .write("w1/0/1", A, 100, 2900, 2901, "refused", 0)
+      RunResult r = erasedThenTaken(Fault.CLOCK_STEP_MASTER)
           .lostNotice("w1/0/1", A, 100, 3200)
           .release("w1/0/1", A, 100, 3300, false, Event.RELEASE_LOST)
           .checkRedlock(Fault.CLOCK_STEP_MASTER);
