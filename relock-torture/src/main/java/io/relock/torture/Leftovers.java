@@ -30,12 +30,14 @@ final class Leftovers {
     final String lock;
     final int node;
     final String owner;
+    final String token;
     long goneMillis = -1;
 
-    Key(String lock, int node, String owner) {
+    Key(String lock, int node, String owner, String token) {
       this.lock = lock;
       this.node = node;
       this.owner = owner;
+      this.token = token;
     }
   }
 
@@ -48,9 +50,9 @@ final class Leftovers {
       List<RedisServer> nodes = cluster.lockNodes(lock);
       nodesOf.put(lock, nodes);
       for (int i = 0; i < nodes.size(); i++) {
-        Object owner = read(nodes.get(i), "HGET", Cluster.lockKey(lock), "o");
-        if (owner instanceof String o) {
-          found.add(new Key(lock, i, o));
+        Object fields = read(nodes.get(i), "HMGET", Cluster.lockKey(lock), "o", "t");
+        if (fields instanceof List<?> f && f.size() == 2 && f.get(0) instanceof String o) {
+          found.add(new Key(lock, i, o, f.get(1) instanceof String t ? t : "0"));
         }
       }
     }
@@ -68,7 +70,8 @@ final class Leftovers {
     }
     for (Key k : found) {
       cluster.log.record(start, Event.LEFTOVER, k.lock, null, 0, fields("node", cluster.nodeName(k.node),
-          "nodes", nodesOf.get(k.lock).size(), "owner", k.owner, "gone_ms", k.goneMillis < 0 ? null : k.goneMillis));
+          "nodes", nodesOf.get(k.lock).size(), "owner", k.owner, "token", k.token,
+          "gone_ms", k.goneMillis < 0 ? null : k.goneMillis));
     }
     return found.size();
   }

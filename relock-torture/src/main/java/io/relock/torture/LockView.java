@@ -42,6 +42,15 @@ record LockView(String lock, List<Entry> entries) {
   }
 
   /**
+   * How many nodes hold the lock for {@code owner}, with its token or with a grant whose token is
+   * not written there yet ({@code "0"}): a node that granted the lock to the owner keeps everyone
+   * else out, fenced or not.
+   */
+  int nodesHeldBy(String owner) {
+    return (int) entries.stream().filter(e -> e != null && e.owner().equals(owner)).count();
+  }
+
+  /**
    * What restarting node {@code victim} without its data takes from the holders: the entry it has,
    * if it is fenced and fewer than a majority of the other nodes have it too (so the hold is on
    * fewer than a majority once the victim forgot it); else null. A hold on every node survives the

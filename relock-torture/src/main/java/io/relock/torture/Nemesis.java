@@ -504,16 +504,7 @@ final class Nemesis {
         cluster.restoreMaster(x);
       }
     }
-    long at = System.nanoTime();
-    List<String> erased = new ArrayList<>();
-    for (LockView view : views) {
-      LockView.Entry e = view.erasedByLosing(x);
-      if (e != null) {
-        log.record(at, Event.ERASED, view.lock(), null, Long.parseLong(e.token()), fields("fault", id,
-            "master", target, "owner", e.owner()));
-        erased.add(view.lock() + " (token " + e.token() + ")");
-      }
-    }
+    List<String> erased = recordErasures(views, x, id, target, System.nanoTime());
     log.record(Event.FAULT_END, null, null, 0, fields("fault", id, "target", target));
     return id + ": " + on.describe() + ", then " + target + " restarted without its data"
         + (control ? " and marked usable at once" : "") + ", erasing " + (erased.isEmpty() ? "no hold" : String.join(", ", erased));
@@ -572,20 +563,37 @@ final class Nemesis {
     Duration by = cluster.settings.lease().multipliedBy(2);
     Duration offset = cluster.stepClock(on.x(), by);
     sleep(CLOCK_STEP_SEEN);
-    long at = System.nanoTime();
-    List<String> erased = new ArrayList<>();
-    for (LockView view : views) {
-      LockView.Entry e = view.erasedByLosing(on.x());
-      if (e != null) {
-        log.record(at, Event.ERASED, view.lock(), null, Long.parseLong(e.token()), fields("fault", step.fault().id,
-            "master", target, "owner", e.owner()));
-        erased.add(view.lock() + " (token " + e.token() + ")");
-      }
-    }
+    List<String> erased = recordErasures(views, on.x(), step.fault().id, target, System.nanoTime());
     log.record(Event.FAULT_END, null, null, 0, fields("fault", step.fault().id, "target", target));
     return step.fault().id + ": " + on.describe() + ", then the clock of " + target + " stepped " + by.toMillis()
         + " ms ahead (" + offset.toMillis() + " ms in all), erasing " + (erased.isEmpty() ? "no hold"
         : String.join(", ", erased));
+  }
+
+  /**
+   * Records as {@link Event#ERASED} at {@code at} (once master {@code x} has lost its copies) each
+   * hold that {@code before}, read just before the fault, shows on {@code x} and on fewer than a
+   * majority of the others, and that the masters, read again now, do not hold for its owner on a
+   * majority: a third master that had granted the hold but not yet taken its token when {@code
+   * before} was read (the client reconnecting to it) keeps the hold on a majority, and there is
+   * no erasure. Returns the holds, for the nemesis's account.
+   */
+  private List<String> recordErasures(List<LockView> before, int x, String fault, String target, long at) {
+    Map<String, LockView> after = new java.util.HashMap<>();
+    for (LockView v : cluster.views()) {
+      after.put(v.lock(), v);
+    }
+    List<String> erased = new ArrayList<>();
+    for (LockView view : before) {
+      LockView.Entry e = view.erasedByLosing(x);
+      LockView now = after.get(view.lock());
+      if (e != null && now.nodesHeldBy(e.owner()) < now.majority()) {
+        log.record(at, Event.ERASED, view.lock(), null, Long.parseLong(e.token()), fields("fault", fault,
+            "master", target, "owner", e.owner()));
+        erased.add(view.lock() + " (token " + e.token() + ")");
+      }
+    }
+    return erased;
   }
 
   /**

@@ -267,13 +267,17 @@ final class SafetyDoc {
       out.add(String.format(Locale.ROOT, "**Without replicaAcks** the hole erased %d %s: granted by the old primary"
               + " after replication was cut, still held when it died, unknown to the promoted replica. %d of their"
               + " holders were told (%d saw `onLost` run, %d got `LockLostException` from `close()`)%s. %d of the"
-              + " erased holds overlapped a later holder's. In all, these runs had %d overlapping pairs of holds (%s)"
-              + " and the fenced counter refused %d stale operations.",
+              + " erased holds overlapped a later holder's. The hole also erased %d %s: the old primary ran it after"
+              + " replication was cut, so the promoted replica still had the lock for its holder, held for nobody"
+              + " until its lease ran out there (relock does not repeat a release after a failover). In all, these"
+              + " runs had %d overlapping pairs of holds (%s) and the fenced counter refused %d stale operations.",
           erased, erased == 1 ? "hold" : "holds", sum(off, r -> r.failover().erasedTold()),
           sum(off, r -> r.failover().erasedNoticed()), sum(off, r -> r.failover().erasedAtClose()),
           untold == 0 ? "" : String.format(Locale.ROOT, "; of the %d not told, %d called `close()` while no primary"
               + " answered and got `RelockException`, with nobody granted the lock meanwhile", untold, unreachable),
-          sum(off, r -> r.failover().erasedOverlapped()), sum(off, r -> r.overlaps().pairs()), byFault(off),
+          sum(off, r -> r.failover().erasedOverlapped()), sum(off, r -> r.stuck().erasedReleases()),
+          sum(off, r -> r.stuck().erasedReleases()) == 1 ? "release" : "releases",
+          sum(off, r -> r.overlaps().pairs()), byFault(off),
           sum(off, r -> r.fencing().staleRefused())));
     }
     if (!on.isEmpty()) {

@@ -82,10 +82,10 @@ final class TortureSuite {
     }
     FailoverCheck.Result f = r.failover();
     String s = String.format(Locale.ROOT, "%n    replicaAcks %s: %d failovers (%d holes, longest %d ms), %d holds erased"
-            + " (%d told, %d overlapped), %d acquisitions failed (RelockException; %d for want of a replica's ack),"
-            + " %d timed out",
+            + " (%d told, %d overlapped), %d releases erased (the lock held for nobody until its lease ran out),"
+            + " %d acquisitions failed (RelockException; %d for want of a replica's ack), %d timed out",
         SummaryTable.acks(r.replicaAcks()), f.failovers(), f.holes(), f.maxFailoverMillis(), f.erased(), f.erasedTold(),
-        f.erasedOverlapped(), f.acquireErrors(), f.ackRefusals(), f.acquireTimeouts());
+        f.erasedOverlapped(), r.stuck().erasedReleases(), f.acquireErrors(), f.ackRefusals(), f.acquireTimeouts());
     AckCost.Result c = r.ackCost();
     if (c != null) {
       s += String.format(Locale.ROOT, "; uncontended acquire median %.2f ms, %.2f ms with replicaAcks %d",

@@ -822,6 +822,35 @@ class CheckerTest {
     }
 
     @Test
+    void lockAReleaseInAFailoverHoleLeftBehind_isAnErasedRelease_whileItGoesWithinTheLimit() {
+      // Released at 1000, after replication was cut at 900 and before the kill at 1100: the promoted
+      // replica still has the lock for token 100. Limit: the Sentinel lease 12 s + 2 s.
+      HistoryBuilder h = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 800)
+          .release("w1/0/1", A, 100, 1000, true, Event.RELEASED)
+          .failover(900, 1100, 3000);
+      RunResult erased = h.leftover(A, "redis", 1, "c1:7", 100, 5000, 7000).checkSentinel(Fault.FAILOVER_HOLE, 0);
+      RunResult tooLate = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 800)
+          .release("w1/0/1", A, 100, 1000, true, Event.RELEASED)
+          .failover(900, 1100, 3000)
+          .leftover(A, "redis", 1, "c1:7", 100, 5000, 11000).checkSentinel(Fault.FAILOVER_HOLE, 0);
+      RunResult otherToken = new HistoryBuilder()
+          .acquired("w1/0/1", A, 100, 800)
+          .release("w1/0/1", A, 100, 1000, true, Event.RELEASED)
+          .failover(900, 1100, 3000)
+          .leftover(A, "redis", 1, "c1:7", 101, 5000, 7000).checkSentinel(Fault.FAILOVER_HOLE, 0);
+
+      assertThat(erased.stuck().erasedReleases()).isEqualTo(1);
+      assertThat(erased.stuck().stuck()).isZero();
+      assertThat(erased.examples()).anyMatch(x -> x.startsWith("release erased by the failover hole"));
+      assertThat(erased.failures()).isEmpty();
+      assertThat(tooLate.stuck().stuck()).as("gone 15 s after the release").isEqualTo(1);
+      assertThat(otherToken.stuck().erasedReleases()).isZero();
+      assertThat(otherToken.stuck().stuck()).as("a key no erased release explains").isEqualTo(1);
+    }
+
+    @Test
     void strayKeyOnAMinority_goneWithinTheLease_isFine() {
       RunResult r = clean().leftover(A, "m1", 3, "c1:7", 300, 1200).checkRedlock(Fault.PAUSE_MASTER);
 

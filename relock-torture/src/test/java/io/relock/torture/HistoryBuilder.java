@@ -129,8 +129,13 @@ final class HistoryBuilder {
 
   /** A lock key found on {@code node} (of {@code nodes}) after the workers stopped, gone after {@code goneMs} (-1: never). */
   HistoryBuilder leftover(String lock, String node, int nodes, String owner, long at, long goneMs) {
+    return leftover(lock, node, nodes, owner, 0, at, goneMs);
+  }
+
+  /** Like the other, with the token the key has. */
+  HistoryBuilder leftover(String lock, String node, int nodes, String owner, long token, long at, long goneMs) {
     add(at, "nemesis", Event.LEFTOVER, lock, null, 0, HistoryWriter.fields("node", node, "nodes", (long) nodes,
-        "owner", owner, "gone_ms", goneMs < 0 ? null : goneMs));
+        "owner", owner, "token", Long.toString(token), "gone_ms", goneMs < 0 ? null : goneMs));
     return this;
   }
 

@@ -35,4 +35,13 @@ class LockViewTest {
     assertThat(view(new LockView.Entry("c1:1", "0"), new LockView.Entry("c1:1", "0"), null).erasedByLosing(0))
         .as("a grant whose token is not written yet").isNull();
   }
+
+  @Test
+  void nodesHeldBy_countsTheOwnersGrants_fencedOrNot() {
+    LockView.Entry unfenced = new LockView.Entry("c1:1", "0");
+
+    assertThat(view(null, X, unfenced).nodesHeldBy("c1:1")).as("a third master still taking the token").isEqualTo(2);
+    assertThat(view(null, X, Y).nodesHeldBy("c1:1")).isEqualTo(1);
+    assertThat(view(null, null, null).nodesHeldBy("c1:1")).isZero();
+  }
 }
