@@ -7,6 +7,7 @@ import java.time.Duration;
  * and friends, released by {@link #close()}. Use it with try-with-resources:
  *
  * <pre>{@code
+ * // Waits up to 5 s for the lock; the lease is the client's default, renewed until closed.
  * try (LockLease lease = relock.lock("orders:42").acquire(Duration.ofSeconds(5))) {
  *   store.write(order, lease.fencingToken());
  * }
@@ -46,6 +47,14 @@ public interface LockLease extends AutoCloseable {
    * resource refuse a token lower than the highest it has seen.
    */
   long fencingToken();
+
+  /**
+   * The fencing token of each lock this lease holds, by name: one entry, unless the lease holds
+   * several locks at once ({@link Relock#multiLock(String...)}).
+   */
+  default java.util.Map<String, Long> fencingTokens() {
+    return java.util.Map.of(lockName(), fencingToken());
+  }
 
   /**
    * Whether this lease is still held: not closed, not reported lost, and the local monotonic clock

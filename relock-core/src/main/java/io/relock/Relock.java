@@ -21,6 +21,7 @@ import java.util.Objects;
  * <pre>{@code
  * try (Relock relock = Relock.connect("redis://localhost:6379")) {
  *   DistributedLock lock = relock.lock("invoice:42");
+ *   // Waits up to 5 s for the lock; the lease is the default 30 s, renewed until closed.
  *   try (LockLease lease = lock.acquire(Duration.ofSeconds(5))) {
  *     invoices.save(invoice, lease.fencingToken());
  *   }
@@ -64,6 +65,129 @@ public final class Relock implements AutoCloseable {
   public DistributedLock lock(String name) {
     Checks.lockName(name);
     return new RedisLock(engine, name);
+  }
+
+  /**
+   * The read-write lock called {@code name}: many readers or one writer, served in arrival order
+   * (see {@link DistributedReadWriteLock}). A name is one kind of lock at a time: using it as an
+   * exclusive lock or a semaphore while it is in use as a read-write lock fails with {@link
+   * RelockException} naming what it is.
+   *
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty, blank or longer than 1,024 UTF-8 bytes
+   * @throws UnsupportedOperationException on {@link Builder#redlock Redlock} masters, which offer
+   *     exclusive locks and multi-locks only
+   */
+  public DistributedReadWriteLock readWriteLock(String name) {
+    Checks.lockName(name);
+    return new io.relock.internal.RedisReadWriteLock(engine, name);
+  }
+
+  /**
+   * The semaphore called {@code name}, with {@code permits} leases to hand out (see {@link
+   * DistributedSemaphore}). Every client must declare the same number of permits for a name.
+   *
+   * @throws IllegalArgumentException if {@code name} is not a valid lock name, or {@code permits}
+   *     is not positive
+   * @throws UnsupportedOperationException on {@link Builder#redlock Redlock} masters
+   */
+  public DistributedSemaphore semaphore(String name, int permits) {
+    Checks.lockName(name);
+    if (permits < 1) {
+      throw new IllegalArgumentException("a semaphore needs at least 1 permit, not " + permits + " (semaphore '"
+          + name + "')");
+    }
+    return new io.relock.internal.RedisSemaphore(engine, name, permits);
+  }
+
+  /**
+   * The exclusive locks {@code names}, taken together: all of them or none, never deadlocking with
+   * another multi-lock that shares some (see {@link io.relock.internal.RedisMultiLock} for the
+   * protocol). A lease of it holds every lock and carries one fencing token per name ({@link
+   * LockLease#fencingTokens()}). Its {@link DistributedLock#name()} is the names joined by commas.
+   *
+   * @throws IllegalArgumentException if no name is given, a name is given twice, or a name is not
+   *     a valid lock name
+   */
+  public DistributedLock multiLock(String... names) {
+    java.util.Objects.requireNonNull(names, "names");
+    if (names.length == 0) {
+      throw new IllegalArgumentException("a multi-lock needs at least one lock name");
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String n : names) {
+      Checks.lockName(n);
+      if (!seen.add(n)) {
+        throw new IllegalArgumentException("lock name '" + n + "' is given twice to multiLock");
+      }
+    }
+    return new io.relock.internal.RedisMultiLock(engine, java.util.List.of(names));
+  }
+
+  /**
+   * Registers {@code listener} to hear this client's acquisitions, releases, lost leases,
+   * renewals and Redis calls from now on (see {@link RelockListener} for the threads it runs on).
+   */
+  public void addListener(RelockListener listener) {
+    engine.addListener(listener);
+  }
+
+  /** Stops {@code listener} hearing this client; does nothing if it was not registered. */
+  public void removeListener(RelockListener listener) {
+    engine.removeListener(listener);
+  }
+
+  /**
+   * What Redis holds for the lock called {@code name} now: its holder (owner, client, hold count,
+   * fencing token, remaining lease), its waiters in the order they will be served, and the last
+   * fencing token issued for the name. One Redis call (on Redlock, one per master, combined as
+   * described in {@link LockInfo}); changes nothing.
+   *
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock})
+   * @throws RelockException if Redis could not answer within the command timeout, or refused the
+   *     call (the message names the lock and what Redis said)
+   */
+  public LockInfo inspect(String name) {
+    Checks.lockName(name);
+    return engine.inspector().inspect(name);
+  }
+
+  /**
+   * Every lock held now whose name matches {@code pattern}, sorted by name: each as {@link
+   * #inspect} would describe it. {@code pattern} is a Redis glob over lock names: {@code *} any
+   * characters, {@code ?} one, {@code [abc]}, {@code [a-z]} or {@code [^a-z]} one of a set or not,
+   * {@code \} before a character to match it literally; {@code "*"} lists every lock.
+   *
+   * <p>Redis's keyspace is read in pages with {@code SCAN} (never {@code KEYS}), each page a
+   * short script call that looks at a few hundred keys, so a listing never blocks Redis; a large
+   * keyspace takes many calls. On a Redis Cluster every primary is scanned. A lock taken or freed
+   * while the listing runs may or may not be in it; each entry is consistent in itself. On
+   * Redlock, a lock is listed when a majority of the masters holds it for the same owner.
+   *
+   * @throws NullPointerException if {@code pattern} is null
+   * @throws IllegalArgumentException if {@code pattern} is empty or has a {@code [} without its
+   *     {@code ]}; the message names the pattern
+   * @throws RelockException if Redis failed or refused a call (on Redlock: if fewer than a
+   *     majority of the masters could be listed)
+   */
+  public java.util.List<LockInfo> list(String pattern) {
+    return engine.inspector().list(pattern);
+  }
+
+  /** What this client has under way now: holds, acquisitions, leases at risk. Local, no Redis call. */
+  public RelockStats stats() {
+    return engine.stats();
+  }
+
+  /**
+   * One round trip to Redis (on Redlock, to every master; it succeeds as long as one answers).
+   *
+   * @return how long it took
+   * @throws RelockException if Redis did not answer within the command timeout
+   */
+  public java.time.Duration ping() {
+    return engine.ping();
   }
 
   /** The random 128-bit id of this client, in hex; every owner id it creates starts with it. */

@@ -35,12 +35,24 @@ final class Bench {
   private final List<Implementation> implementations;
   private final Path logDir;
   private final PrintStream log;
+  /** The lock servers other than Redis ({@code --compare}); null when none runs. */
+  private final LockServers servers;
+  /** Run once before the next window starts (the held runs still taking their locks), or null. */
+  private Runnable beforeFirstWindow;
+  /** The implementation whose workers run now. */
+  private Implementation currentImpl;
   /** Whether the next window is the first in fresh JVMs, which need longer to warm up. */
   private boolean firstWindow;
   private final long began = System.nanoTime();
 
   Bench(BenchRedis redis, BenchSettings settings, List<Implementation> implementations, Path logDir,
       PrintStream log) {
+    this(redis, settings, implementations, logDir, log, null);
+  }
+
+  Bench(BenchRedis redis, BenchSettings settings, List<Implementation> implementations, Path logDir,
+      PrintStream log, LockServers servers) {
+    this.servers = servers;
     this.redis = redis;
     this.settings = settings;
     this.implementations = List.copyOf(implementations);
@@ -49,49 +61,126 @@ final class Bench {
   }
 
   /**
-   * Scenarios 1, 2 and 3 (with 5), each implementation in turn in worker JVMs of its own: the
-   * first worker alone runs scenario 1 (each thread on a key of its own, for each thread count)
-   * and 2 (all threads on one key); then all workers run scenario 3 (all threads of all
-   * processes on one key). Workers that did not run yet get the longer warm-up.
+   * Scenarios 1, 2 and 3 (with 5), each implementation in turn in worker JVMs of its own: first
+   * all workers run scenario 3 (all threads of all processes on one key) for each thread count,
+   * the first of which waits for the fresh JVMs' JIT; then the first worker alone runs scenario 1
+   * (each thread on a key of its own, for each thread count) and 2 (all its threads on one key),
+   * in a JVM that has compiled the client's code by then. Last, the holder-killed scenario kills
+   * all workers but the first while it waits for their locks. An implementation that does not
+   * wait runs scenario 1 only, in one fresh worker.
    */
-  void loadScenarios(boolean uncontended, boolean contendedInJvm, boolean acrossProcesses, List<Row> rows) {
+  void loadScenarios(boolean uncontended, boolean contendedInJvm, boolean acrossProcesses, boolean holderKilled,
+      List<Row> rows, List<TakeoverRow> takeovers) {
     for (Implementation impl : implementations) {
       boolean s1 = uncontended;
       boolean s2 = contendedInJvm && impl.waits();
       boolean s3 = acrossProcesses && impl.waits();
-      if (!s1 && !s2 && !s3) {
+      boolean killed = holderKilled && impl.waits();
+      if (!s1 && !s2 && !s3 && !killed) {
         continue;
       }
-      inFreshWorkers(impl, s3 ? settings.processes() : 1, workers -> {
+      if (!impl.usesRedis() && (servers == null || servers.endpoint(impl.server()).isEmpty())) {
+        log.println("  " + impl.id() + " left out: " + (servers == null ? "its server runs with --compare only"
+            : servers.skipped(impl.server())));
+        continue;
+      }
+      inFreshWorkers(impl, s3 || killed ? settings.processes() : 1, workers -> {
+        if (s3) {
+          List<Row> measured = new ArrayList<>();
+          CallSplit shared = null;
+          for (int threads : settings.processThreads()) {
+            List<String> keys = Collections.nCopies(threads, "c" + workers.size() + "x" + threads);
+            Row row = measure(Results.CONTENDED_PROCESSES, impl, workers, keys);
+            CallSplit split = shared != null ? shared : calibrate(impl, workers, keys);
+            if (!settings.calibrateEach()) {
+              shared = split;
+            }
+            measured.add(done(row.withSplit(split)));
+          }
+          // Tables list the configurations from the fewest threads up, whatever order they ran in.
+          measured.sort(Comparator.comparingInt(r -> r.threadsPerProcess));
+          rows.addAll(measured);
+        }
         List<WorkerProcess> first = workers.subList(0, 1);
         if (s1) {
-          // The thread count the targets use goes first: it is the window that waits for the JIT.
+          // The thread count the targets use goes first: in a fresh JVM it is the one that waits for the JIT.
           List<Integer> order = new ArrayList<>(settings.uncontendedThreads());
           order.sort(Comparator.comparing(t -> t != TARGET_THREADS));
-          List<Row> windows = new ArrayList<>();
+          List<Row> measured = new ArrayList<>();
           for (int threads : order) {
-            windows.add(measure(Results.UNCONTENDED, impl, first, ownKeys(threads)));
+            measured.add(measure(Results.UNCONTENDED, impl, first, ownKeys(threads)));
           }
-          windows.sort(Comparator.comparingInt(w -> w.threadsPerProcess));
+          measured.sort(Comparator.comparingInt(r -> r.threadsPerProcess));
           // One calibration for all thread counts: the same code paths run, only more often.
           int calibrationThreads = settings.uncontendedThreads().contains(TARGET_THREADS) ? TARGET_THREADS
               : settings.uncontendedThreads().get(settings.uncontendedThreads().size() - 1);
-          CallSplit split = calibrate(first, ownKeys(calibrationThreads));
-          windows.forEach(w -> rows.add(done(w.withSplit(split))));
+          CallSplit split = calibrate(impl, first, ownKeys(calibrationThreads));
+          measured.forEach(r -> rows.add(done(r.withSplit(split))));
         }
         if (s2) {
           List<String> keys = Collections.nCopies(settings.contendedThreads(), "c1");
-          Row window = measure(Results.CONTENDED_JVM, impl, first, keys);
-          rows.add(done(window.withSplit(calibrate(first, keys))));
+          Row row = measure(Results.CONTENDED_JVM, impl, first, keys);
+          rows.add(done(row.withSplit(calibrate(impl, first, keys))));
         }
-        if (s3) {
-          firstWindow = workers.size() > 1 || !(s1 || s2);
-          List<String> keys = Collections.nCopies(settings.threadsPerProcess(), "c" + workers.size() + "p");
-          Row window = measure(Results.CONTENDED_PROCESSES, impl, workers, keys);
-          rows.add(done(window.withSplit(calibrate(workers, keys))));
+        if (killed) {
+          takeovers.add(holderKilled(impl, workers));
         }
       });
     }
+  }
+
+  /**
+   * The holder-killed scenario on {@code workers}: every client reopened with the {@link
+   * BenchSettings#deathTimeout()}; each worker but the first takes a lock of its own and keeps it;
+   * the first waits for all of those locks at once; then the holders are killed with SIGKILL one
+   * after another, a third of the timeout apart (so that the kills fall at different points of a
+   * renewal period), and each lock's time from its holder's kill to the waiter's acquisition is
+   * what the row shows.
+   */
+  private TakeoverRow holderKilled(Implementation impl, List<WorkerProcess> workers) {
+    Duration timeout = settings.deathTimeout();
+    long limit = 2 * timeout.toMillis() + 10_000;
+    redis.flushAll();
+    open(impl, workers, timeout);
+    List<WorkerProcess> holders = workers.subList(1, workers.size());
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < holders.size(); i++) {
+      keys.add("dead-" + i);
+      holders.get(i).call(Map.of("cmd", "hold-key", "key", keys.get(i)), WORKER_TIMEOUT);
+    }
+    WorkerProcess waiter = workers.get(0);
+    waiter.send(Map.of("cmd", "await-keys", "keys", keys, "timeout_ms", limit));
+    // Let the waiter's threads block in their acquire first.
+    LoadPhase.sleepUntil(System.nanoTime() + Duration.ofMillis(500).toNanos());
+    long[] killedAt = new long[holders.size()];
+    long start = System.nanoTime();
+    for (int i = 0; i < holders.size(); i++) {
+      LoadPhase.sleepUntil(start + i * timeout.toNanos() / holders.size());
+      killedAt[i] = holders.get(i).kill();
+    }
+    List<?> acquiredAt = (List<?>) waiter.await(Duration.ofMillis(limit).plus(WORKER_TIMEOUT)).get("acquired_at_ns");
+    List<Double> millis = new ArrayList<>();
+    for (int i = 0; i < holders.size(); i++) {
+      long at = ((Number) acquiredAt.get(i)).longValue();
+      millis.add(at < 0 ? Double.NaN : (at - killedAt[i]) / 1e6);
+    }
+    TakeoverRow row = new TakeoverRow(impl, timeout, millis, limit);
+    log.printf(Locale.ROOT, "%s holder-killed        %-19s next holder in %s ms after each kill (gives up on a silent"
+        + " holder after %d s)%n", elapsed(), impl.id(), millis.stream()
+            .map(m -> m.isNaN() ? "never" : String.format(Locale.ROOT, "%,.0f", m)).toList(), timeout.toSeconds());
+    return row;
+  }
+
+  /** Opens a client of {@code impl} with {@code lease} in every worker (closing the one open there). */
+  private void open(Implementation impl, List<WorkerProcess> workers, Duration lease) {
+    Map<String, Object> open = new LinkedHashMap<>();
+    open.put("cmd", "open");
+    open.put("impl", impl.id());
+    open.put("lease_ms", lease.toMillis());
+    open.put("probe", true);
+    open.put("endpoint", servers == null ? null : servers.endpoint(impl.server()).orElse(null));
+    workers.forEach(w -> w.send(open));
+    workers.forEach(w -> w.await(WORKER_TIMEOUT));
   }
 
   private static List<String> ownKeys(int threads) {
@@ -110,113 +199,206 @@ final class Bench {
   private void inFreshWorkers(Implementation impl, int count, Consumer<List<WorkerProcess>> body) {
     List<WorkerProcess> workers = new ArrayList<>();
     try {
+      List<String> names = new ArrayList<>();
       for (int p = 0; p < count; p++) {
-        String name = impl.id() + "-" + p;
-        workers.add(WorkerProcess.start(name, redis.target(), logDir.resolve(name + ".log")));
+        names.add(impl.id() + "-" + p);
       }
-      for (WorkerProcess w : workers) {
-        w.send(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.loadLease().toMillis()));
-      }
-      workers.forEach(w -> w.await(WORKER_TIMEOUT));
+      workers.addAll(WorkerProcess.startAll(names, redis.target(), logDir));
+      open(impl, workers, settings.loadLease());
       firstWindow = true;
+      currentImpl = impl;
       body.accept(workers);
-      for (WorkerProcess w : workers) {
+      // The holder-killed scenario leaves only the first alive.
+      List<WorkerProcess> alive = workers.stream().filter(WorkerProcess::alive).toList();
+      for (WorkerProcess w : alive) {
         w.send(Map.of("cmd", "close"));
       }
-      workers.forEach(w -> w.await(WORKER_TIMEOUT));
+      alive.forEach(w -> w.await(WORKER_TIMEOUT));
     } catch (RuntimeException e) {
       failed("load scenarios", impl, e);
     } finally {
-      workers.forEach(WorkerProcess::close);
+      WorkerProcess.closeAll(workers);
     }
   }
 
   /**
-   * A measuring window, taken again while the JIT compilers are still busy in some worker (more
-   * than {@link #JIT_SETTLED} of the window), until {@link BenchSettings#settleLimit()} has passed;
-   * only the first window in fresh JVMs is taken again.
-   * Fresh JVMs go on compiling for seconds, and on two cores they do so at the expense of the load:
-   * a window taken too early measures the warm-up, not the library. A row that never settled shows
-   * it in its JIT share. The row still needs its {@link Row#withSplit call split}.
+   * A configuration's {@link BenchSettings#windows()} measuring windows. In fresh JVMs the JIT
+   * compilers go on working for seconds, and on two cores they do so at the expense of the load:
+   * a window in which any worker compiled for more than {@link #JIT_SETTLED} of it measured the
+   * warm-up, not the library. So the first configuration in fresh JVMs goes on measuring windows
+   * until {@code windows} of them were settled, for up to {@link BenchSettings#settleLimit()}, and
+   * counts those; later configurations run code those JVMs have compiled and take their windows
+   * once. A row that never settled shows it in its JIT share. The row still needs its {@link
+   * Row#withSplit call split}.
    */
   private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
-    // Only a fresh JVM's first window waits for its JIT; later windows run code it has compiled.
+    int wanted = settings.windows();
     long giveUpAt = System.nanoTime() + (firstWindow ? settings.settleLimit().toNanos() : 0);
-    double warmed = 0;
+    List<Row.Window> measured = new ArrayList<>();
+    // For each window measured: seconds of load in this configuration before it began.
+    List<Double> loadBefore = new ArrayList<>();
+    double load = 0;
+    int stragglers = 0;
+    String firstError = "";
     while (true) {
-      Row row = window(scenario, impl, workers, keys);
-      if (row.jitShare <= JIT_SETTLED || System.nanoTime() - giveUpAt >= 0) {
-        return row.afterWarmup(warmed);
+      int needed = Math.max(1, wanted - settledCount(measured));
+      Run run = run(workers, keys, needed);
+      for (int i = 0; i < run.windows().size(); i++) {
+        loadBefore.add(load + run.warmupSeconds() + i * settings.window().toMillis() / 1000.0);
       }
-      warmed += row.warmupSeconds + row.seconds;
-      log.printf(Locale.ROOT, "%s %-19s %-14s %dx%-3d %9.0f acq/s  JIT still compiling %.0f%% of the window: again%n",
-          elapsed(), scenario, impl.id(), row.processes, row.threadsPerProcess, row.perSecond(), 100 * row.jitShare);
+      load += run.warmupSeconds() + run.windows().stream().mapToDouble(Row.Window::seconds).sum();
+      measured.addAll(run.windows());
+      stragglers += run.stragglers();
+      if (firstError.isEmpty()) {
+        firstError = run.firstError();
+      }
+      if (settledCount(measured) >= wanted || System.nanoTime() - giveUpAt >= 0) {
+        break;
+      }
+      Row.Window last = measured.get(measured.size() - 1);
+      log.printf(Locale.ROOT, "%s %-19s %-14s %dx%-3d %9.0f acq/s  JIT compiling %.0f%% of the last window: more windows%n",
+          elapsed(), scenario, impl.id(), workers.size(), keys.size(), last.perSecond(), 100 * last.jitShare());
     }
+    List<Integer> counted = counted(measured, wanted);
+    return new Row(scenario, impl, workers.size(), keys.size(), counted.stream().map(measured::get).toList(),
+        CallSplit.none(), loadBefore.get(counted.get(0)), stragglers, firstError);
   }
 
-  /** One window: every worker runs {@code keys} (one thread each) on its open client. */
-  private Row window(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
+  /**
+   * Which of {@code measured} (in order) a row counts: the last {@code wanted} settled windows, or,
+   * when fewer settled, the last {@code wanted} windows whatever their JIT share.
+   */
+  static List<Integer> counted(List<Row.Window> measured, int wanted) {
+    List<Integer> settled = new ArrayList<>();
+    for (int i = 0; i < measured.size(); i++) {
+      if (settled(measured.get(i))) {
+        settled.add(i);
+      }
+    }
+    if (settled.size() >= wanted) {
+      return settled.subList(settled.size() - wanted, settled.size());
+    }
+    List<Integer> last = new ArrayList<>();
+    for (int i = Math.max(0, measured.size() - wanted); i < measured.size(); i++) {
+      last.add(i);
+    }
+    return last;
+  }
+
+  /** How many windows were settled. */
+  static int settledCount(List<Row.Window> windows) {
+    return (int) windows.stream().filter(Bench::settled).count();
+  }
+
+  /**
+   * Whether a window measured the settled client: every worker's JIT quiet, and something acquired
+   * (a fresh client may still be connecting, its threads idle and its JIT quiet too).
+   */
+  static boolean settled(Row.Window w) {
+    return w.jitShare() <= JIT_SETTLED && w.acquisitions() > 0;
+  }
+
+  /**
+   * CPU seconds the lock server of the implementation running now used so far, when that is not
+   * Redis (whose CPU {@code INFO} tells): ZooKeeper's, etcd's or PostgreSQL's; NaN otherwise.
+   */
+  private double serverCpu() {
+    return servers == null || currentImpl == null || currentImpl.usesRedis() ? Double.NaN
+        : servers.cpuSeconds(currentImpl.server());
+  }
+
+  /** What one run of consecutive windows gave: the windows, the load before the first, stragglers, the first error. */
+  private record Run(List<Row.Window> windows, double warmupSeconds, int stragglers, String firstError) {}
+
+  /**
+   * One run: every worker runs {@code keys} (one thread each) on its open client through a
+   * warm-up and then {@code count} consecutive windows; the harness reads the servers' counters at
+   * every window edge.
+   */
+  private Run run(List<WorkerProcess> workers, List<String> keys, int count) {
+    if (beforeFirstWindow != null) {
+      beforeFirstWindow.run();
+      beforeFirstWindow = null;
+    }
     redis.flushAll();
     long start = System.currentTimeMillis() + 100;
     long from = start + settings.warmup().toMillis() + (firstWindow ? settings.jvmWarmup().toMillis() : 0);
     firstWindow = false;
-    long to = from + settings.measure().toMillis();
-    startRun(workers, keys, start, from, to);
-    LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
-    RedisInfo before = redis.info();
-    LoadPhase.sleepUntil(LoadPhase.nanosAt(to));
-    RedisInfo after = redis.info();
+    List<Long> edges = new ArrayList<>();
+    for (int i = 0; i <= count; i++) {
+      edges.add(from + i * settings.window().toMillis());
+    }
+    startRun(workers, keys, start, edges);
+    List<RedisInfo> infos = new ArrayList<>();
+    List<Double> serverCpu = new ArrayList<>();
+    List<CpuAccount> machine = new ArrayList<>();
+    for (long edge : edges) {
+      LoadPhase.sleepUntil(LoadPhase.nanosAt(edge));
+      machine.add(CpuAccount.now());
+      infos.add(redis.info());
+      serverCpu.add(serverCpu());
+    }
 
-    LatencyHistogram all = new LatencyHistogram();
-    List<Long> perProcess = new ArrayList<>();
-    List<Long> perThread = new ArrayList<>();
-    long errors = 0;
-    int stragglers = 0;
-    double cpu = 0;
-    double jit = 0;
-    String firstError = "";
-    for (WorkerProcess w : workers) {
-      Map<String, Object> r = w.await(WORKER_TIMEOUT);
-      LatencyHistogram h = LatencyHistogram.decode((String) r.get("histogram"));
-      all.add(h);
-      perProcess.add(h.count());
-      for (Object c : (List<?>) r.get("per_thread")) {
-        perThread.add(((Number) c).longValue());
+    List<Map<String, Object>> replies = workers.stream().map(w -> w.await(WORKER_TIMEOUT)).toList();
+    List<Row.Window> windows = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      LatencyHistogram all = new LatencyHistogram();
+      List<Long> perProcess = new ArrayList<>();
+      List<Long> perThread = new ArrayList<>();
+      long errors = 0;
+      double cpu = 0;
+      double jit = 0;
+      for (Map<String, Object> reply : replies) {
+        Map<?, ?> r = (Map<?, ?>) ((List<?>) reply.get("windows")).get(i);
+        LatencyHistogram h = LatencyHistogram.decode((String) r.get("histogram"));
+        all.add(h);
+        perProcess.add(h.count());
+        for (Object c : (List<?>) r.get("per_thread")) {
+          perThread.add(((Number) c).longValue());
+        }
+        errors += ((Number) r.get("errors")).longValue();
+        cpu += ((Number) r.get("cpu_s")).doubleValue();
+        jit = Math.max(jit, ((Number) r.get("jit_s")).doubleValue());
       }
-      errors += ((Number) r.get("errors")).longValue();
-      stragglers += ((Number) r.get("stragglers")).intValue();
-      cpu += ((Number) r.get("cpu_s")).doubleValue();
-      jit = Math.max(jit, ((Number) r.get("jit_s")).doubleValue());
+      double seconds = (edges.get(i + 1) - edges.get(i)) / 1000.0;
+      windows.add(new Row.Window(seconds, all, perProcess, perThread.stream().mapToLong(Long::longValue).toArray(),
+          infos.get(i + 1).since(infos.get(i)), cpu, serverCpu.get(i + 1) - serverCpu.get(i), errors, jit / seconds,
+          machine.get(i) == null || machine.get(i + 1) == null ? Double.NaN : machine.get(i + 1).busyShareSince(machine.get(i))));
+    }
+    int stragglers = 0;
+    String firstError = "";
+    for (Map<String, Object> reply : replies) {
+      stragglers += ((Number) reply.get("stragglers")).intValue();
       if (firstError.isEmpty()) {
-        firstError = (String) r.get("first_error");
+        firstError = (String) reply.get("first_error");
       }
     }
-    return new Row(scenario, impl, workers.size(), keys.size(), (to - from) / 1000.0, all, perProcess,
-        perThread.stream().mapToLong(Long::longValue).toArray(), after.since(before), cpu, errors, firstError,
-        stragglers, CallSplit.none(), jit / ((to - from) / 1000.0), (from - start) / 1000.0);
+    return new Run(windows, (from - start) / 1000.0, stragglers, firstError);
   }
 
-  private static void startRun(List<WorkerProcess> workers, List<String> keys, long start, long from, long to) {
+  private static void startRun(List<WorkerProcess> workers, List<String> keys, long start, List<Long> edges) {
     Map<String, Object> run = new LinkedHashMap<>();
     run.put("cmd", "run");
     run.put("keys", keys);
     run.put("start_at", start);
-    run.put("from", from);
-    run.put("to", to);
+    run.put("edges", edges);
     workers.forEach(w -> w.send(run));
   }
 
   /**
-   * A short extra window under {@code MONITOR}, right after a measured one with the same load:
+   * A short extra window under {@code MONITOR}, right after the measured ones with the same load:
    * which share of each command came from clients rather than scripts. Its own figures are
-   * dropped (monitoring slows Redis down).
+   * dropped (monitoring slows Redis down). Not run for implementations that do not use Redis.
    */
-  private CallSplit calibrate(List<WorkerProcess> workers, List<String> keys) {
+  private CallSplit calibrate(Implementation impl, List<WorkerProcess> workers, List<String> keys) {
+    if (!impl.usesRedis()) {
+      return CallSplit.none();
+    }
     redis.flushAll();
     long start = System.currentTimeMillis() + 50;
     long from = start + CALIBRATION_WARMUP.toMillis();
     long to = from + CALIBRATION.toMillis();
-    startRun(workers, keys, start, from, to);
+    startRun(workers, keys, start, List.of(from, to));
     LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
     CallSplit split;
     // On every primary: a cluster's clients call all of them.
@@ -234,51 +416,105 @@ final class Bench {
   }
 
   /**
-   * Scenario 4: many locks held under the watchdog, each implementation in a fresh worker. When
-   * the bench started its own Redis, the implementations hold their locks at the same time, each
-   * against a redis-server of its own (the held window is a minute of near-idle waiting, so this
-   * halves the scenario's time without mixing their counters); taking the locks, the busy part,
-   * and the stall window still happen one implementation at a time. Against {@code REDIS_URL}
-   * they take turns.
+   * Scenario 4: many locks held under the watchdog, each implementation in a fresh worker, run
+   * while {@code alongside} (the load scenarios) runs. When the bench started its own Redis, each
+   * implementation holds its locks against a redis-server of its own (separate counters, separate
+   * {@code MONITOR}, untouched by the load scenarios' flushes): every implementation takes its
+   * locks, one at a time (the busy part), while the first load scenario's workers start, and that
+   * scenario's first window waits until all are taken; the counted windows then run while {@code
+   * alongside} does, since holding is a minute of near-idle waiting (a renewal tick every 10 s costs
+   * Redis a few tens of milliseconds); once both are over, the stall windows run, all at once and
+   * with no other load, and the clients close one at a time. Against {@code REDIS_URL} there is one
+   * Redis, which the load scenarios flush: {@code alongside} runs first and the implementations
+   * then take turns.
    */
-  List<HeldRow> heldLocks() {
+  List<HeldRow> heldLocks(Runnable alongside) {
     if (redis.topology() != BenchTarget.Topology.SINGLE) {
       throw new IllegalStateException("the held-locks scenario runs on one Redis only (--topology single)");
     }
+    List<Implementation> holding = implementations.stream().filter(Implementation::hasWatchdog).toList();
+    if (!redis.started()) {
+      alongside.run();
+      List<HeldRow> rows = new ArrayList<>();
+      for (Implementation impl : holding) {
+        heldOne(impl, redis, new Object(), HeldPhases.none()).ifPresent(rows::add);
+      }
+      redis.flushAll();
+      return rows;
+    }
     Object busy = new Object();
+    HeldPhases phases = new HeldPhases(holding.size());
     List<CompletableFuture<Optional<HeldRow>>> runs = new ArrayList<>();
-    List<BenchRedis> extra = new ArrayList<>();
+    List<BenchRedis> own = new ArrayList<>();
     try {
-      for (Implementation impl : implementations) {
-        if (!impl.hasWatchdog()) {
-          continue;
-        }
-        if (!redis.started()) {
-          runs.add(CompletableFuture.completedFuture(heldOne(impl, redis, busy)));
-          continue;
-        }
-        BenchRedis own = runs.isEmpty() ? redis : BenchRedis.open(null);
-        if (own != redis) {
-          extra.add(own);
-        }
-        runs.add(CompletableFuture.supplyAsync(() -> heldOne(impl, own, busy)));
+      for (Implementation impl : holding) {
+        BenchRedis r = BenchRedis.open(null);
+        own.add(r);
+        runs.add(CompletableFuture.supplyAsync(() -> heldOne(impl, r, busy, phases)));
+      }
+      // The first load scenario's workers start meanwhile; its first window waits until every lock is taken.
+      beforeFirstWindow = phases::awaitTaken;
+      try {
+        alongside.run();
+      } finally {
+        beforeFirstWindow = null;
+        phases.awaitTaken();
+        phases.loadDone.countDown();
       }
       List<HeldRow> rows = new ArrayList<>();
       runs.forEach(r -> r.join().ifPresent(rows::add));
       return rows;
     } finally {
-      extra.forEach(BenchRedis::close);
-      redis.flushAll();
+      own.forEach(BenchRedis::close);
     }
   }
 
   /**
-   * One implementation holding its locks against {@code r}: the counted window under
-   * {@code MONITOR}, then one renewal tick and {@link #STALL_MARGIN} more without it for the worst
-   * stall. {@code busy} serializes the busy parts: taking the locks, and the stall window with
-   * the close after it.
+   * Where the held runs wait for each other and for the load scenarios: all locks taken before
+   * the load begins; stall windows only once the load is over; clients closed only once every
+   * stall window is over (closing frees 10,000 locks, which would stretch another server's
+   * commands on a small machine).
    */
-  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object busy) {
+  private static final class HeldPhases {
+    final java.util.concurrent.CountDownLatch taken;
+    final java.util.concurrent.CountDownLatch loadDone;
+    final java.util.concurrent.CountDownLatch stallsDone;
+
+    HeldPhases(int runs) {
+      taken = new java.util.concurrent.CountDownLatch(runs);
+      loadDone = new java.util.concurrent.CountDownLatch(1);
+      stallsDone = new java.util.concurrent.CountDownLatch(runs);
+    }
+
+    /** For runs that take turns: nothing to wait for. */
+    static HeldPhases none() {
+      HeldPhases p = new HeldPhases(0);
+      p.loadDone.countDown();
+      return p;
+    }
+
+    void awaitTaken() {
+      await(taken);
+    }
+
+    static void await(java.util.concurrent.CountDownLatch latch) {
+      try {
+        latch.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+  }
+
+  /**
+   * One implementation holding its locks against {@code r}: the counted window under {@code
+   * MONITOR}, then one renewal tick and {@link #STALL_MARGIN} more without it for the worst stall.
+   * {@code busy} serializes taking the locks and closing; {@code phases} says when to go on.
+   */
+  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object busy, HeldPhases phases) {
+    boolean tookPart = false;
+    boolean stalled = false;
     r.flushAll();
     try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), r.target(),
         logDir.resolve("held-" + impl.id() + ".log"))) {
@@ -298,6 +534,8 @@ final class Bench {
       try (MonitorTally tally = MonitorTally.start(r.uri())) {
         before = r.info();
         began = System.nanoTime();
+        phases.taken.countDown();
+        tookPart = true;
         LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
         after = r.info();
         split = tally.finish();
@@ -305,12 +543,14 @@ final class Bench {
       double seconds = (System.nanoTime() - began) / 1e9;
       Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
       long keysAtEnd = r.dbSize();
-      StallSample stall;
-      // The worst stall gets a window of its own: MONITOR makes scripts slower than they are.
-      // It takes turns with the other implementation's busy parts (taking its locks, closing its
-      // client), whose CPU would stretch this Redis's commands on a small machine.
+      // The worst stall gets a window of its own: MONITOR makes scripts slower than they are, and
+      // so does any other load on a small machine.
+      HeldPhases.await(phases.loadDone);
+      StallSample stall = r.worstCommand(settings.renewalTick().plus(STALL_MARGIN));
+      phases.stallsDone.countDown();
+      stalled = true;
+      HeldPhases.await(phases.stallsDone);
       synchronized (busy) {
-        stall = r.worstCommand(settings.renewalTick().plus(STALL_MARGIN));
         w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
       }
       HeldRow row = new HeldRow(impl, settings.heldLocks(), seconds, settings.renewalTick().toMillis() / 1000.0,
@@ -329,6 +569,14 @@ final class Bench {
         failed("held", impl, e);
       }
       return Optional.empty();
+    } finally {
+      // A run that failed must not keep the others (or the load scenarios) waiting.
+      if (!tookPart) {
+        phases.taken.countDown();
+      }
+      if (!stalled) {
+        phases.stallsDone.countDown();
+      }
     }
   }
 
@@ -337,9 +585,12 @@ final class Bench {
   }
 
   private void progress(Row r) {
-    log.printf(Locale.ROOT, "%s %-19s %-14s %dx%-3d %9.0f acq/s  p50 %7.3f  p99 %8.3f  max %8.1f ms  %5.1f calls/acq%s%n",
-        elapsed(), r.scenario, r.impl.id(), r.processes, r.threadsPerProcess, r.perSecond(), r.millis(50), r.millis(99),
-        r.maxMillis(), r.callsPerAcquisition(), r.errors > 0 ? "  errors " + r.errors + ": " + r.firstError : "");
+    log.printf(Locale.ROOT, "%s %-19s %-14s %dx%-3d %9.0f acq/s (%s)  p50 %7.3f  p99 %8.3f  max %8.1f ms  %5s calls/acq"
+            + "  CPU busy %.0f%%%s%n",
+        elapsed(), r.scenario, r.impl.id(), r.processes, r.threadsPerProcess, r.perSecond(),
+        r.spread(Row.Window::perSecond).rangeText(0), r.millis(50), r.millis(99), r.maxMillis(),
+        Results.num(r.callsPerAcquisition(), 1), 100 * r.spread(Row.Window::machineBusy).median(),
+        r.errors() > 0 ? "  errors " + r.errors() + ": " + r.firstError : "");
   }
 
   /** Seconds since the bench began, as a prefix for progress lines. */

@@ -29,8 +29,16 @@ public final class BenchMain implements Callable<Integer> {
       + " no contended-1jvm scenario, held locks for 4 s instead of 60 s.")
   boolean shortRun;
 
+  @Option(names = "--compare", description = "Instead of the Redis locks' run: relock, Redisson and the recipe"
+      + " against ZooKeeper (Curator InterProcessMutex), etcd's lock API (jetcd) and PostgreSQL (advisory locks, the"
+      + " articles' SELECT ... FOR UPDATE and version-column recipes), with the servers started for the run (etcd: the"
+      + " machine's etcd binary, left out where there is none; PostgreSQL: POSTGRES_URL or embedded). Scenarios:"
+      + " uncontended, contended across processes, a holder killed. About 5 minutes (--short: about 2).")
+  boolean compare;
+
   @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png; with"
-      + " --topology redlock, only the Redlock section of docs/benchmarks.md.")
+      + " --topology sentinel, cluster or redlock, only that topology's section of docs/benchmarks.md (all: each"
+      + " part from its own pass).")
   boolean writeDocs;
 
   @Option(names = "--impl", split = ",", paramLabel = "ID",
@@ -52,8 +60,9 @@ public final class BenchMain implements Callable<Integer> {
   List<Integer> redlockMasters;
 
   @Option(names = "--scenario", split = ",", paramLabel = "NAME",
-      description = "Scenarios to run: uncontended, contended-1jvm, contended-processes (also fairness), held"
-          + " (default: all; with --short all but contended-1jvm).")
+      description = "Scenarios to run: uncontended, contended-1jvm, contended-processes (also fairness), held,"
+          + " holder-killed (default: all but holder-killed; with --short all but contended-1jvm and holder-killed;"
+          + " with --compare uncontended, contended-processes and holder-killed).")
   List<String> scenarios;
 
   @Option(names = "--settle", paramLabel = "SECONDS",
@@ -68,7 +77,10 @@ public final class BenchMain implements Callable<Integer> {
       description = "Where --write-docs writes (default ${DEFAULT-VALUE}).")
   Path docsDir;
 
-  private static final List<String> SCENARIOS = List.of("uncontended", "contended-1jvm", "contended-processes", "held");
+  private static final List<String> SCENARIOS = List.of("uncontended", "contended-1jvm", "contended-processes", "held",
+      Results.HOLDER_KILLED);
+  private static final List<String> COMPARE_SCENARIOS = List.of("uncontended", "contended-processes",
+      Results.HOLDER_KILLED);
 
   /** How this run was started, for the chart and the docs. */
   private final List<String> commandLine = new ArrayList<>(List.of("./relock", "bench"));
@@ -91,7 +103,8 @@ public final class BenchMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-    BenchSettings settings = shortRun ? BenchSettings.shortRun() : BenchSettings.full();
+    BenchSettings settings = compare ? BenchSettings.compare(shortRun)
+        : shortRun ? BenchSettings.shortRun() : BenchSettings.full();
     if (settleSeconds != null) {
       if (settleSeconds < 0 || settleSeconds > 600) {
         throw new CommandLine.ParameterException(new CommandLine(this),
@@ -120,13 +133,26 @@ public final class BenchMain implements Callable<Integer> {
       }
     }
     List<String> runScenarios = scenarios != null && !scenarios.isEmpty() ? scenarios
-        : shortRun ? SCENARIOS.stream().filter(s -> !s.equals("contended-1jvm")).toList() : SCENARIOS;
+        : compare ? COMPARE_SCENARIOS
+        : SCENARIOS.stream().filter(s -> !s.equals(Results.HOLDER_KILLED) && !(shortRun && s.equals("contended-1jvm")))
+            .toList();
     for (String s : runScenarios) {
       if (!SCENARIOS.contains(s)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown scenario '" + s + "'; known: " + SCENARIOS);
       }
     }
     String redisUrl = System.getenv("REDIS_URL");
+    if (compare) {
+      return runCompare(explicit, runScenarios, settings, redisUrl, log);
+    }
+    if (explicit != null) {
+      for (Implementation i : explicit) {
+        if (i.comparison()) {
+          throw new CommandLine.ParameterException(new CommandLine(this), i.id() + " runs with --compare, which starts"
+              + " its server");
+        }
+      }
+    }
     if (!topologies.contains(Topology.SINGLE)) {
       if (redisUrl != null && !redisUrl.isBlank()) {
         throw new CommandLine.ParameterException(new CommandLine(this), "REDIS_URL names one Redis; --topology "
@@ -137,17 +163,14 @@ public final class BenchMain implements Callable<Integer> {
             "the held scenario runs on one Redis only (--topology single or all)");
       }
     }
-    if (writeDocs && !topologies.equals(List.of(Topology.SINGLE)) && !topologies.equals(List.of(Topology.REDLOCK))) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--write-docs documents a --topology single"
-          + " run (the whole page) or a --topology redlock run (its Redlock section); not --topology " + topology.trim());
-    }
     // Per pass, what runs there; an implementation named that cannot run there is an error,
     // unless several topologies run (then it runs where it can).
     Map<Deployment, List<Implementation>> plan = new LinkedHashMap<>();
     for (Deployment d : deployments) {
       Topology t = d.topology();
       List<Implementation> here = new ArrayList<>();
-      for (Implementation i : explicit != null ? explicit : Arrays.asList(Implementation.values())) {
+      for (Implementation i : explicit != null ? explicit
+          : Arrays.stream(Implementation.values()).filter(i -> !i.comparison()).toList()) {
         if (i.runsOn(t) && (explicit != null || t != Topology.CLUSTER || !i.needsReplicas())) {
           here.add(i);
         } else if (explicit != null && topologies.size() == 1) {
@@ -157,12 +180,11 @@ public final class BenchMain implements Callable<Integer> {
       }
       plan.put(d, here);
     }
-    Path outDir = out != null ? out
-        : Files.isDirectory(Path.of("relock-bench")) ? Path.of("relock-bench", "target", "bench") : Path.of("bench-results");
-    Files.createDirectories(outDir);
+    Path outDir = outDir();
 
     List<String> summaries = new ArrayList<>();
-    List<Results> redlockPasses = new ArrayList<>();
+    // The passes of each topology with a section of its own in docs/benchmarks.md.
+    Map<Topology, List<Results>> sectionPasses = new LinkedHashMap<>();
     for (Map.Entry<Deployment, List<Implementation>> e : plan.entrySet()) {
       Deployment d = e.getKey();
       List<Implementation> chosen = e.getValue();
@@ -179,19 +201,90 @@ public final class BenchMain implements Callable<Integer> {
       }
       Results results = runOn(d, chosen, here, settings, redisUrl, outDir, log);
       summaries.add(results.summaryLine());
-      if (d.topology() == Topology.REDLOCK) {
-        redlockPasses.add(results);
+      if (d.topology() != Topology.SINGLE) {
+        sectionPasses.computeIfAbsent(d.topology(), t -> new ArrayList<>()).add(results);
       }
     }
-    if (writeDocs && !redlockPasses.isEmpty()) {
-      // One section for every size run, so it is written once they all have.
-      DocsWriter.writeRedlockSection(redlockPasses, String.join(" ", commandLine), docsDir);
-      log.println("docs: the Redlock section of " + docsDir.resolve("benchmarks.md"));
+    if (writeDocs) {
+      // A topology's section holds every pass of it (Redlock: each size), so it is written once they all ran.
+      for (Map.Entry<Topology, List<Results>> e : sectionPasses.entrySet()) {
+        DocsWriter.writeSection(e.getKey(), e.getValue(), String.join(" ", commandLine), docsDir);
+        log.println("docs: the " + e.getKey().id() + " section of " + docsDir.resolve("benchmarks.md"));
+      }
     }
     if (every) {
       log.println();
       summaries.forEach(log::println);
     }
+    return 0;
+  }
+
+  private Path outDir() throws java.io.IOException {
+    Path dir = out != null ? out
+        : Files.isDirectory(Path.of("relock-bench")) ? Path.of("relock-bench", "target", "bench") : Path.of("bench-results");
+    Files.createDirectories(dir);
+    return dir;
+  }
+
+  /**
+   * The {@code --compare} run: Redis (REDIS_URL or a redis-server started here) and the other lock
+   * servers the chosen implementations need, started for the run; results in {@code
+   * bench-results-compare.json} and {@code .png}, and with {@code --write-docs} the comparison's
+   * section of docs/benchmarks.md.
+   */
+  private int runCompare(List<Implementation> explicit, List<String> runScenarios, BenchSettings settings,
+      String redisUrl, PrintStream log) throws Exception {
+    if (!topology.trim().equalsIgnoreCase("single")) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--compare runs on one Redis, not --topology "
+          + topology);
+    }
+    if (runScenarios.contains("held")) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--compare has no held scenario (only relock"
+          + " and Redisson have a watchdog to measure)");
+    }
+    List<Implementation> chosen = explicit != null ? explicit : Implementation.COMPARED;
+    for (Implementation i : chosen) {
+      if (!i.waits() || !i.runsOn(Topology.SINGLE)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), i.id() + " cannot run in --compare");
+      }
+    }
+    Path outDir = outDir();
+    Path logDir = outDir.resolve("compare");
+    Files.createDirectories(logDir);
+    long began = System.nanoTime();
+    CpuAccount cpuBefore = CpuAccount.now();
+    Results results;
+    long detached;
+    try (BenchRedis redis = BenchRedis.open(redisUrl)) {
+      Machine machine = Machine.describe(redis);
+      log.println("relock bench --compare (" + settings.mode() + ", relock " + machine.relockCommit() + "): "
+          + machine.oneLine());
+      log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
+      java.util.Set<Implementation.Server> needed = chosen.stream().map(Implementation::server)
+          .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Implementation.Server.class)));
+      try (LockServers servers = LockServers.start(needed, logDir, log)) {
+        Bench bench = new Bench(redis, settings, chosen, logDir, log, servers);
+        List<Row> rows = new ArrayList<>();
+        List<TakeoverRow> takeovers = new ArrayList<>();
+        log.println("scenarios " + runScenarios + ", each implementation in turn, in worker JVMs of its own");
+        bench.loadScenarios(runScenarios.contains("uncontended"), runScenarios.contains("contended-1jvm"),
+            runScenarios.contains("contended-processes"), runScenarios.contains(Results.HOLDER_KILLED), rows, takeovers);
+        java.util.Map<Implementation.Server, String> skipped = new java.util.EnumMap<>(Implementation.Server.class);
+        for (Implementation.Server server : needed) {
+          if (servers.skipped(server) != null) {
+            skipped.put(server, servers.skipped(server));
+          }
+        }
+        servers.close();
+        detached = servers.detachedTicks();
+        results = new Results(settings, machine, rows, List.of(), takeovers, (System.nanoTime() - began) / 1e9,
+            Machine.loadAverage(), Deployment.of(Topology.SINGLE), new Results.Comparison(servers.descriptions(), skipped));
+      }
+    }
+    CpuAccount cpuAfter = CpuAccount.now();
+    results.othersCpuShare = cpuBefore == null || cpuAfter == null ? Double.NaN
+        : cpuAfter.othersShareSince(cpuBefore, detached);
+    report(results, outDir, "-compare", log);
     return 0;
   }
 
@@ -222,10 +315,10 @@ public final class BenchMain implements Callable<Integer> {
       }
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
       if (shortRun) {
-        log.printf(Locale.ROOT, "  short run: %s threads only, %.1f s windows, shorter warm-ups (JVMs"
+        log.printf(Locale.ROOT, "  short run: %s threads only uncontended, %d windows of %.1f s, shorter warm-ups (JVMs"
                 + " often still compiling: rougher ratios than a full run's)%s%s%n",
             settings.uncontendedThreads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")),
-            settings.measure().toMillis() / 1000.0,
+            settings.windows(), settings.window().toMillis() / 1000.0,
             runScenarios.contains("contended-1jvm") ? "" : ", scenario 2 (contended in one JVM) left out",
             runScenarios.contains("held") ? String.format(Locale.ROOT, "; %,d locks held for %d s under a %d s lease"
                 + " (the full run: 60 s under 30 s)", settings.heldLocks(), settings.holdFor().toSeconds(),
@@ -237,17 +330,24 @@ public final class BenchMain implements Callable<Integer> {
       boolean uncontended = runScenarios.contains("uncontended");
       boolean contendedInJvm = runScenarios.contains("contended-1jvm");
       boolean acrossProcesses = runScenarios.contains("contended-processes");
-      if (uncontended || contendedInJvm || acrossProcesses) {
-        log.println("scenarios 1, 2, 3 and 5 (" + String.join(", ", runScenarios.stream().filter(x -> !x.equals("held")).toList())
-            + "), each implementation in turn, in worker JVMs of its own");
-        bench.loadScenarios(uncontended, contendedInJvm, acrossProcesses, rows);
-      }
+      boolean holderKilled = runScenarios.contains(Results.HOLDER_KILLED);
+      List<TakeoverRow> takeovers = new ArrayList<>();
+      Runnable load = () -> {
+        if (uncontended || contendedInJvm || acrossProcesses || holderKilled) {
+          log.println("scenarios 1, 2, 3 and 5 (" + String.join(", ", runScenarios.stream().filter(x -> !x.equals("held"))
+              .toList()) + "), each implementation in turn, in worker JVMs of its own");
+          bench.loadScenarios(uncontended, contendedInJvm, acrossProcesses, holderKilled, rows, takeovers);
+        }
+      };
       if (runScenarios.contains("held")) {
-        log.println("scenario 4: held locks");
-        held.addAll(bench.heldLocks());
+        log.println("scenario 4: held locks" + (redis.started() ? ", taken first, then held while the other"
+            + " scenarios run, each implementation on a redis-server of its own; stall windows after them" : ""));
+        held.addAll(bench.heldLocks(load));
+      } else {
+        load.run();
       }
-      results = new Results(settings, machine, rows, held, (System.nanoTime() - began) / 1e9, Machine.loadAverage(),
-          deployment);
+      results = new Results(settings, machine, rows, held, takeovers, (System.nanoTime() - began) / 1e9,
+          Machine.loadAverage(), deployment, null);
     }
     // After Redis and every worker have exited, so their CPU counts as the bench's own.
     CpuAccount cpuAfter = CpuAccount.now();
@@ -261,7 +361,14 @@ public final class BenchMain implements Callable<Integer> {
     for (Table t : results.tables()) {
       log.println(t.toText());
     }
-    if (results.topology == Topology.SINGLE) {
+    if (results.comparison != null) {
+      log.println("what each gives");
+      for (Implementation i : results.rows.stream().map(r -> r.impl).distinct().toList()) {
+        LockFacts f = LockFacts.of(i);
+        log.printf(Locale.ROOT, "  %-20s fencing: %s; a dead holder's lock is freed when: %s; waiting: %s; on disk"
+            + " before granted: %s%n", i.id(), f.fencing(), f.onDeath(), f.waiting(), f.durable());
+      }
+    } else if (results.topology == Topology.SINGLE) {
       log.println("relock against its targets");
       for (Results.Target t : results.targets()) {
         log.printf(Locale.ROOT, "  %-80s %-8s %10s  %s%n", t.what(), t.threshold(), Results.num(t.value(), 2), t.verdict());
@@ -271,16 +378,21 @@ public final class BenchMain implements Callable<Integer> {
     }
     Path json = outDir.resolve("bench-results" + suffix + ".json");
     // Written after the CPU account, which the JSON includes.
-    Files.writeString(json, Json.writePretty(results.toJson()), StandardCharsets.UTF_8);
+    Files.writeString(json, BenchJson.pretty(results.toJson()), StandardCharsets.UTF_8);
     Path chart = outDir.resolve("bench-results" + suffix + ".png");
     String command = String.join(" ", commandLine);
-    ChartRenderer.write(ChartRenderer.panelsFor(results), List.of(
+    BenchChart.write(BenchChart.panelsFor(results), List.of(
         command + "   (" + results.settings.mode() + " run, " + String.format(Locale.ROOT, "%.0f s", results.wallSeconds)
-            + ", other processes used " + results.othersCpuText() + " of the CPU)",
+            + ", other processes used " + results.othersCpuText() + " of the CPU; each bar the median of "
+            + results.settings.windows() + " windows of " + results.settings.window().toMillis() / 1000.0 + " s)",
         results.machine.oneLine(), results.summaryLine()), chart);
     log.println();
     log.println("results: " + json + "  chart: " + chart);
-    if (writeDocs && results.topology == Topology.SINGLE) {
+    if (writeDocs && results.comparison != null) {
+      DocsWriter.writeComparison(results, command, chart, docsDir);
+      log.println("docs: the comparison section of " + docsDir.resolve("benchmarks.md") + " and "
+          + docsDir.resolve(DocsWriter.COMPARISON_CHART));
+    } else if (writeDocs && results.topology == Topology.SINGLE) {
       DocsWriter.write(results, command, chart, docsDir);
       log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png"));
     }

@@ -20,9 +20,14 @@ import java.util.concurrent.Future;
  * #REPLY_PREFIX} followed by a JSON object. Everything else a library prints goes to standard
  * error. Commands:
  * <ul>
- *   <li>{@code open {impl, lease_ms}}: connect a client of that implementation;
- *   <li>{@code run {keys, start_at, from, to}}: a {@link LoadPhase} on the open client;
+ *   <li>{@code open {impl, lease_ms, probe}}: connect a client of that implementation; with {@code
+ *       probe}, also take and release one lock, so that a client that connects on first use has;
+ *   <li>{@code run {keys, start_at, edges}}: a {@link LoadPhase} on the open client, one reply
+ *       entry per measuring window;
  *   <li>{@code hold {count, threads}}: acquire {@code count} locks and keep them;
+ *   <li>{@code hold-key {key}}: acquire that lock and keep it (a holder the harness will kill);
+ *   <li>{@code await-keys {keys, timeout_ms}}: acquire those locks at once, one thread each, and
+ *       answer with when each was acquired (the next holders after a kill);
  *   <li>{@code sample}: process CPU and heap (after a GC) now;
  *   <li>{@code close}: close the client; {@code exit}: end the process.
  * </ul>
@@ -60,7 +65,7 @@ public final class BenchWorker {
     reply(Map.of("ready", true));
     String line;
     while ((line = in.readLine()) != null) {
-      Map<String, Object> cmd = Json.parseObject(line);
+      Map<String, Object> cmd = BenchJson.readObject(line);
       String name = (String) cmd.get("cmd");
       try {
         if ("exit".equals(name)) {
@@ -84,25 +89,31 @@ public final class BenchWorker {
         closeClient();
         baselineHeap = heapAfterGc();
         Implementation impl = Implementation.byId((String) cmd.get("impl"));
-        client = impl.open(target, Duration.ofMillis(((Number) cmd.get("lease_ms")).longValue()));
+        client = impl.open(target, Duration.ofMillis(((Number) cmd.get("lease_ms")).longValue()),
+            (String) cmd.get("endpoint"));
+        if (Boolean.TRUE.equals(cmd.get("probe"))) {
+          // Some clients connect on first use (Spring's connection factory): take that out of the windows.
+          client.lock("bench-open-" + ProcessHandle.current().pid()).acquire().release();
+        }
       }
       case "run" -> {
         @SuppressWarnings("unchecked")
         List<String> keys = (List<String>) cmd.get("keys");
-        LoadPhase.Plan plan = new LoadPhase.Plan(keys, longOf(cmd, "start_at"), longOf(cmd, "from"),
-            longOf(cmd, "to"));
-        LoadPhase.Outcome o = LoadPhase.run(client, plan);
-        r.put("histogram", o.latencies().encode());
-        List<Long> perThread = new ArrayList<>();
-        for (long c : o.perThread()) {
-          perThread.add(c);
+        List<Long> edges = ((List<?>) cmd.get("edges")).stream().map(e -> ((Number) e).longValue()).toList();
+        LoadPhase.Outcome o = LoadPhase.run(client, new LoadPhase.Plan(keys, longOf(cmd, "start_at"), edges));
+        List<Map<String, Object>> windows = new ArrayList<>();
+        for (LoadPhase.Window w : o.windows()) {
+          Map<String, Object> window = new LinkedHashMap<>();
+          window.put("histogram", w.latencies().encode());
+          window.put("per_thread", java.util.Arrays.stream(w.perThread()).boxed().toList());
+          window.put("errors", w.errors());
+          window.put("cpu_s", w.cpuSeconds());
+          window.put("jit_s", w.jitSeconds());
+          windows.add(window);
         }
-        r.put("per_thread", perThread);
-        r.put("errors", o.errors());
+        r.put("windows", windows);
         r.put("first_error", o.firstError());
-        r.put("cpu_s", o.cpuSeconds());
         r.put("stragglers", o.stragglers());
-        r.put("jit_s", o.jitSeconds());
       }
       case "hold" -> {
         int count = ((Number) cmd.get("count")).intValue();
@@ -110,6 +121,15 @@ public final class BenchWorker {
         long began = System.nanoTime();
         holdLocks(count, threads);
         r.put("acquire_s", (System.nanoTime() - began) / 1e9);
+      }
+      case "hold-key" -> {
+        String key = (String) cmd.get("key");
+        held.add(client.lock(key).acquire());
+      }
+      case "await-keys" -> {
+        @SuppressWarnings("unchecked")
+        List<String> keys = (List<String>) cmd.get("keys");
+        r.put("acquired_at_ns", awaitKeys(keys, Duration.ofMillis(longOf(cmd, "timeout_ms"))));
       }
       case "sample" -> {
         r.put("cpu_ns", LoadPhase.processCpuNanos());
@@ -144,6 +164,48 @@ public final class BenchWorker {
     }
   }
 
+  /**
+   * Acquires each of {@code keys} on a thread of its own, all at once, and keeps them; returns
+   * when all are held or {@code timeout} has passed, each key's {@link System#nanoTime()} when its
+   * acquire returned (-1 if it did not within the timeout). On Linux nanoTime is the system-wide
+   * monotonic clock, so the harness can set it against the moment it killed the previous holder.
+   */
+  private List<Long> awaitKeys(List<String> keys, Duration timeout) throws InterruptedException {
+    long[] at = new long[keys.size()];
+    java.util.Arrays.fill(at, -1);
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      int index = i;
+      LockClient.BenchLock lock = client.lock(keys.get(i));
+      Thread t = new Thread(() -> {
+        try {
+          LockClient.Hold hold = lock.acquire();
+          at[index] = System.nanoTime();
+          synchronized (held) {
+            held.add(hold);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+          System.err.println("await-keys: " + keys.get(index) + ": " + LoadPhase.describe(e));
+        }
+      }, "await-" + keys.get(i));
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+    long until = System.nanoTime() + timeout.toNanos();
+    for (Thread t : threads) {
+      t.join(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+    }
+    threads.forEach(Thread::interrupt);
+    List<Long> out = new ArrayList<>();
+    for (long a : at) {
+      out.add(a);
+    }
+    return out;
+  }
+
   private void closeClient() {
     held.clear();
     if (client != null) {
@@ -169,6 +231,6 @@ public final class BenchWorker {
   }
 
   private void reply(Map<String, Object> r) {
-    out.println(REPLY_PREFIX + Json.write(r));
+    out.println(REPLY_PREFIX + BenchJson.line(r));
   }
 }

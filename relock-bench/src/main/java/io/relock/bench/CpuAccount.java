@@ -44,13 +44,27 @@ record CpuAccount(long busyTicks, long totalTicks, long ownTicks) {
     return new CpuAccount(busy, busy + idle + iowait, own);
   }
 
+  /** The share (0..1) of all CPU time between {@code earlier} and this that was busy, whoever used it. */
+  double busyShareSince(CpuAccount earlier) {
+    long total = totalTicks - earlier.totalTicks;
+    return total <= 0 ? Double.NaN : Math.max(0, Math.min(1, (double) (busyTicks - earlier.busyTicks) / total));
+  }
+
   /** The share (0..1) of all CPU time between {@code earlier} and this that others used. */
   double othersShareSince(CpuAccount earlier) {
+    return othersShareSince(earlier, 0);
+  }
+
+  /**
+   * The same, counting {@code alsoOwnTicks} more as the bench's own: CPU of processes it started
+   * that are not its children (a PostgreSQL server that pg_ctl detached).
+   */
+  double othersShareSince(CpuAccount earlier, long alsoOwnTicks) {
     long total = totalTicks - earlier.totalTicks;
     if (total <= 0) {
       return 0;
     }
-    long others = (busyTicks - earlier.busyTicks) - (ownTicks - earlier.ownTicks);
+    long others = (busyTicks - earlier.busyTicks) - (ownTicks - earlier.ownTicks) - alsoOwnTicks;
     return Math.max(0, Math.min(1, (double) others / total));
   }
 }

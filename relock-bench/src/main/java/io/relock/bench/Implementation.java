@@ -11,20 +11,20 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
 public enum Implementation {
   RELOCK("relock", "relock (lease + watchdog)", Set.of(), true, true, On.ALL) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new RelockLocks(target, lease, false);
     }
   },
   /** relock waiting after each acquisition for one replica's acknowledgement ({@code WAIT 1 500}). */
   RELOCK_ACKS("relock+acks", "relock, replicaAcks(1, 500 ms)", Set.of(), true, true, On.REPLICATED) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new RelockLocks(target, lease, true);
     }
   },
   REDISSON("redisson", "Redisson 4.3.0 RLock (watchdog)", Set.of(), true, true, On.ONE_PRIMARY_PER_KEY) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new RedissonLocks(target, lease);
     }
   },
@@ -32,34 +32,92 @@ public enum Implementation {
   REDISSON_REDLOCK("redisson-redlock", "Redisson 4.3.0 RedissonRedLock (watchdog)", Set.of(), true, true,
       On.REDLOCK_ONLY) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new RedissonRedLocks(target, lease);
     }
   },
   SPRING_SPIN("spring-spin", "Spring Integration RedisLockRegistry, spin", Set.of(), true, false, On.SINGLE_ONLY) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new SpringRegistryLocks(target.uri(), lease, RedisLockType.SPIN_LOCK);
     }
   },
   SPRING_PUBSUB("spring-pubsub", "Spring Integration RedisLockRegistry, pub/sub", Set.of(), true, false, On.SINGLE_ONLY) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new SpringRegistryLocks(target.uri(), lease, RedisLockType.PUB_SUB_LOCK);
     }
   },
   RECIPE("recipe", "SET NX PX recipe, 10 ms polling", Set.of("set"), true, false, On.ONE_PRIMARY_PER_KEY) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new RecipeLocks(target, lease);
     }
   },
   LIMIT("limit", "raw relock scripts, async (Redis-bound limit)", Set.of(), false, false, On.NOT_CLUSTER) {
     @Override
-    LockClient open(BenchTarget target, Duration lease) {
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
       return new ScriptLimit(target.uri(), lease);
     }
+  },
+  /** ZooKeeper through Curator's {@code InterProcessMutex}; {@code --compare} only. */
+  ZOOKEEPER("zookeeper", "ZooKeeper 3.9, Curator InterProcessMutex", Set.of(), true, false, On.SINGLE_ONLY,
+      Server.ZOOKEEPER) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
+      return new ZooKeeperLocks(endpoint, lease);
+    }
+  },
+  /** etcd's lock service through jetcd, one lease per process; {@code --compare} only. */
+  ETCD("etcd", "etcd lock API (jetcd), lease per process", Set.of(), true, false, On.SINGLE_ONLY, Server.ETCD) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
+      return new EtcdLocks(endpoint, lease);
+    }
+  },
+  /** {@code pg_advisory_lock} on a session; {@code --compare} only. */
+  POSTGRES_ADVISORY("postgres-advisory", "PostgreSQL pg_advisory_lock", Set.of(), true, false, On.SINGLE_ONLY,
+      Server.POSTGRES) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
+      return new PostgresLocks(endpoint, PostgresLocks.Kind.ADVISORY, lease);
+    }
+  },
+  /** The articles' pessimistic recipe: {@code SELECT ... FOR UPDATE} in a transaction; {@code --compare} only. */
+  POSTGRES_FOR_UPDATE("postgres-for-update", "PostgreSQL SELECT ... FOR UPDATE (pessimistic)", Set.of(), true, false,
+      On.SINGLE_ONLY, Server.POSTGRES) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
+      return new PostgresLocks(endpoint, PostgresLocks.Kind.ROW_LOCK, lease);
+    }
+  },
+  /** The articles' optimistic recipe: a version column updated by compare-and-set; {@code --compare} only. */
+  POSTGRES_OPTIMISTIC("postgres-optimistic", "PostgreSQL version column CAS (optimistic)", Set.of(), true, false,
+      On.SINGLE_ONLY, Server.POSTGRES) {
+    @Override
+    LockClient open(BenchTarget target, Duration lease, String endpoint) {
+      return new PostgresLocks(endpoint, PostgresLocks.Kind.VERSION, lease);
+    }
   };
+
+  /** Where an implementation keeps its locks. */
+  enum Server {
+    REDIS("Redis"), ZOOKEEPER("ZooKeeper"), ETCD("etcd"), POSTGRES("PostgreSQL");
+
+    private final String title;
+
+    Server(String title) {
+      this.title = title;
+    }
+
+    String title() {
+      return title;
+    }
+  }
+
+  /** The implementations a {@code --compare} run measures by default, in this order. */
+  static final java.util.List<Implementation> COMPARED = java.util.List.of(RELOCK, REDISSON, RECIPE, ZOOKEEPER, ETCD,
+      POSTGRES_ADVISORY, POSTGRES_FOR_UPDATE, POSTGRES_OPTIMISTIC);
 
   private final String id;
   private final String label;
@@ -67,6 +125,7 @@ public enum Implementation {
   private final boolean waits;
   private final boolean watchdog;
   private final Set<Topology> topologies;
+  private final Server server;
 
   /** Topology sets for the constants (a nested class: enum constants cannot use the enum's own static fields). */
   private static final class On {
@@ -82,6 +141,12 @@ public enum Implementation {
 
   Implementation(String id, String label, Set<String> directDataCommands, boolean waits, boolean watchdog,
       Set<Topology> topologies) {
+    this(id, label, directDataCommands, waits, watchdog, topologies, Server.REDIS);
+  }
+
+  Implementation(String id, String label, Set<String> directDataCommands, boolean waits, boolean watchdog,
+      Set<Topology> topologies, Server server) {
+    this.server = server;
     this.id = id;
     this.label = label;
     this.directDataCommands = directDataCommands;
@@ -90,8 +155,13 @@ public enum Implementation {
     this.topologies = topologies;
   }
 
-  /** Connects a client for this process; {@code lease} is the lease renewed by a watchdog, or the expiry. */
-  abstract LockClient open(BenchTarget target, Duration lease);
+  /**
+   * Connects a client for this process; {@code lease} is the lease renewed by a watchdog, or the
+   * expiry (ZooKeeper: the session timeout; etcd: the lease's time to live). {@code endpoint} is
+   * where the lock server of a {@link #comparison()} implementation listens (ZooKeeper's connect
+   * string, etcd's URL, PostgreSQL's JDBC URL); Redis implementations connect to {@code target}.
+   */
+  abstract LockClient open(BenchTarget target, Duration lease, String endpoint);
 
   /** Whether the bench can run this implementation on {@code topology}. */
   boolean runsOn(Topology topology) {
@@ -128,6 +198,24 @@ public enum Implementation {
   /** Whether it can wait for a held lock (the limit client cannot, so it only runs uncontended). */
   public boolean waits() {
     return waits;
+  }
+
+  /** Whether it keeps its locks in Redis (so Redis's counters tell its calls and CPU). */
+  public boolean usesRedis() {
+    return server == Server.REDIS;
+  }
+
+  /** The server that keeps its locks. */
+  Server server() {
+    return server;
+  }
+
+  /**
+   * Whether it is one of the other systems the articles compare Redis locks with (ZooKeeper, etcd,
+   * PostgreSQL): those run in {@code --compare} runs only, which start their servers.
+   */
+  boolean comparison() {
+    return server != Server.REDIS;
   }
 
   /** Whether it renews held locks on its own. */

@@ -9,9 +9,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A closed loop of acquire-release on some threads of this process, timed against the wall clock
- * so that threads of several processes run the same window. Each thread acquires its key, releases
- * it at once and goes again. An acquisition counts when its acquire returns inside the measuring
- * window; its latency is the time the acquire call took (waiting included).
+ * so that threads of several processes run the same windows. Each thread acquires its key,
+ * releases it at once and goes again, without a pause from the warm-up to the end of the last
+ * window: the measured windows are consecutive slices of one run. An acquisition counts in the
+ * window in which its acquire returned; its latency is the time the acquire call took (waiting
+ * included).
  */
 final class LoadPhase {
 
@@ -20,38 +22,119 @@ final class LoadPhase {
    *
    * @param keys one lock name per thread (the same name on every thread for contention)
    * @param startAtMillis wall clock time at which the threads start (the warm-up begins)
-   * @param measureFromMillis wall clock start of the measuring window
-   * @param measureToMillis wall clock end of the measuring window; threads stop after it
+   * @param edgesMillis wall clock edges of the measuring windows, in order: window i runs from
+   *     edge i to edge i + 1; threads stop after the last
    */
-  record Plan(List<String> keys, long startAtMillis, long measureFromMillis, long measureToMillis) {
+  record Plan(List<String> keys, long startAtMillis, List<Long> edgesMillis) {
     Plan {
       keys = List.copyOf(keys);
-      if (!(startAtMillis <= measureFromMillis && measureFromMillis < measureToMillis)) {
-        throw new IllegalArgumentException("times out of order: " + startAtMillis + ", "
-            + measureFromMillis + ", " + measureToMillis);
+      edgesMillis = List.copyOf(edgesMillis);
+      if (edgesMillis.size() < 2) {
+        throw new IllegalArgumentException("a plan needs at least one window, i.e. two edges: " + edgesMillis);
+      }
+      long previous = startAtMillis;
+      for (int i = 0; i < edgesMillis.size(); i++) {
+        long edge = edgesMillis.get(i);
+        if (i == 0 ? edge < previous : edge <= previous) {
+          throw new IllegalArgumentException("times out of order: start " + startAtMillis + ", edges " + edgesMillis);
+        }
+        previous = edge;
       }
     }
 
-    double measureSeconds() {
-      return (measureToMillis - measureFromMillis) / 1000.0;
+    int windows() {
+      return edgesMillis.size() - 1;
+    }
+
+    double windowSeconds(int window) {
+      return (edgesMillis.get(window + 1) - edgesMillis.get(window)) / 1000.0;
     }
   }
 
   /**
+   * What one process measured in one window.
+   *
+   * @param latencies acquire latencies of the acquisitions counted in it
+   * @param perThread those acquisitions per thread
+   * @param errors failed acquisitions or releases in it (the loop goes on after each)
+   * @param cpuSeconds CPU this process used during it
+   * @param jitSeconds time the JIT compilers spent compiling during it (0 if unknown)
+   */
+  record Window(LatencyHistogram latencies, long[] perThread, long errors, double cpuSeconds, double jitSeconds) {}
+
+  /**
    * What one process measured.
    *
-   * @param latencies acquire latencies of the counted acquisitions
-   * @param perThread counted acquisitions of each thread
-   * @param errors failed acquisitions or releases (the loop goes on after each)
+   * @param windows one per window of the plan, in order
    * @param firstError the first failure's message, or empty
-   * @param cpuSeconds CPU this process used during the window
-   * @param stragglers threads still waiting long after the window, interrupted
-   * @param jitSeconds time the JIT compilers spent compiling during the window (0 if unknown)
+   * @param stragglers threads still waiting long after the last window, interrupted
    */
-  record Outcome(LatencyHistogram latencies, long[] perThread, long errors, String firstError,
-      double cpuSeconds, int stragglers, double jitSeconds) {}
+  record Outcome(List<Window> windows, String firstError, int stragglers) {}
 
   private LoadPhase() {}
+
+  /**
+   * The window {@code nanos} falls in, given the windows' edges (nanoTime values, ascending): -1
+   * before the first edge, {@code edges.length - 1} at or after the last.
+   */
+  static int windowOf(long nanos, long[] edges) {
+    int w = -1;
+    while (w + 1 < edges.length && nanos - edges[w + 1] >= 0) {
+      w++;
+    }
+    return w;
+  }
+
+  /** Per thread and window: counts, histograms, errors; each thread writes only its own slots. */
+  private static final class Tally {
+    final int windows;
+    final LatencyHistogram[][] histograms;
+    final long[][] counts;
+    final long[][] errors;
+    final AtomicReference<String> firstError = new AtomicReference<>("");
+
+    Tally(int threads, int windows) {
+      this.windows = windows;
+      histograms = new LatencyHistogram[threads][windows];
+      counts = new long[threads][windows];
+      errors = new long[threads][windows];
+      for (LatencyHistogram[] perWindow : histograms) {
+        for (int w = 0; w < windows; w++) {
+          perWindow[w] = new LatencyHistogram();
+        }
+      }
+    }
+
+    void error(int thread, int window, Throwable e) {
+      if (window >= 0 && window < windows) {
+        errors[thread][window]++;
+      }
+      firstError.compareAndSet("", describe(e));
+    }
+
+    void acquired(int thread, int window, long latency) {
+      if (window >= 0 && window < windows) {
+        histograms[thread][window].record(latency);
+        counts[thread][window]++;
+      }
+    }
+
+    Outcome outcome(double[] cpuSeconds, double[] jitSeconds, int stragglers) {
+      List<Window> out = new ArrayList<>();
+      for (int w = 0; w < windows; w++) {
+        LatencyHistogram all = new LatencyHistogram();
+        long[] perThread = new long[counts.length];
+        long errorCount = 0;
+        for (int t = 0; t < counts.length; t++) {
+          all.add(histograms[t][w]);
+          perThread[t] = counts[t][w];
+          errorCount += errors[t][w];
+        }
+        out.add(new Window(all, perThread, errorCount, cpuSeconds[w], jitSeconds[w]));
+      }
+      return new Outcome(out, firstError.get(), stragglers);
+    }
+  }
 
   /** Runs {@code plan} on {@code client} and returns when all its threads have stopped. */
   static Outcome run(LockClient client, Plan plan) throws InterruptedException {
@@ -59,23 +142,19 @@ final class LoadPhase {
       return runPipelined(pipelined, plan);
     }
     int n = plan.keys().size();
-    long measureFrom = nanosAt(plan.measureFromMillis());
-    long measureTo = nanosAt(plan.measureToMillis());
+    long[] edges = edgesNanos(plan);
+    long end = edges[edges.length - 1];
     long startAt = nanosAt(plan.startAtMillis());
-    LatencyHistogram[] histograms = new LatencyHistogram[n];
-    long[] counts = new long[n];
-    long[] errors = new long[n];
-    AtomicReference<String> firstError = new AtomicReference<>("");
+    Tally tally = new Tally(n, plan.windows());
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int index = i;
-      histograms[i] = new LatencyHistogram();
       LockClient.BenchLock lock = client.lock(plan.keys().get(i));
       Thread t = new Thread(() -> {
         sleepUntil(startAt);
         while (!Thread.currentThread().isInterrupted()) {
           long began = System.nanoTime();
-          if (began - measureTo >= 0) {
+          if (began - end >= 0) {
             return;
           }
           LockClient.Hold hold;
@@ -84,8 +163,7 @@ final class LoadPhase {
           } catch (InterruptedException e) {
             return;
           } catch (RuntimeException e) {
-            errors[index]++;
-            firstError.compareAndSet("", describe(e));
+            tally.error(index, windowOf(System.nanoTime(), edges), e);
             sleepBriefly();
             continue;
           }
@@ -93,26 +171,16 @@ final class LoadPhase {
           try {
             hold.release();
           } catch (RuntimeException e) {
-            errors[index]++;
-            firstError.compareAndSet("", describe(e));
+            tally.error(index, windowOf(System.nanoTime(), edges), e);
           }
-          if (acquired - measureFrom >= 0 && acquired - measureTo < 0) {
-            histograms[index].record(acquired - began);
-            counts[index]++;
-          }
+          tally.acquired(index, windowOf(acquired, edges), acquired - began);
         }
       }, "bench-" + i);
       t.setDaemon(true);
       threads.add(t);
     }
     threads.forEach(Thread::start);
-
-    sleepUntil(measureFrom);
-    long cpuFrom = processCpuNanos();
-    long jitFrom = jitMillis();
-    sleepUntil(measureTo);
-    long cpuTo = processCpuNanos();
-    double jit = (jitMillis() - jitFrom) / 1e3;
+    double[][] usage = sampleWindows(edges);
 
     int stragglers = 0;
     long joinBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -124,74 +192,70 @@ final class LoadPhase {
         t.join(5_000);
       }
     }
-    LatencyHistogram all = new LatencyHistogram();
-    long errorCount = 0;
-    for (int i = 0; i < n; i++) {
-      all.add(histograms[i]);
-      errorCount += errors[i];
-    }
-    return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9, stragglers, jit);
+    return tally.outcome(usage[0], usage[1], stragglers);
   }
 
   /**
-   * The same window with one asynchronous loop per key instead of a thread: each loop sends its
+   * The same windows with one asynchronous loop per key instead of a thread: each loop sends its
    * next acquire from the callback of its previous release.
    */
   private static Outcome runPipelined(LockClient.Pipelined client, Plan plan) throws InterruptedException {
     int n = plan.keys().size();
-    long measureFrom = nanosAt(plan.measureFromMillis());
-    long measureTo = nanosAt(plan.measureToMillis());
-    LatencyHistogram[] histograms = new LatencyHistogram[n];
-    long[] counts = new long[n];
-    long[] errors = new long[n];
-    AtomicReference<String> firstError = new AtomicReference<>("");
+    long[] edges = edgesNanos(plan);
+    Tally tally = new Tally(n, plan.windows());
     CountDownLatch stopped = new CountDownLatch(n);
     sleepUntil(nanosAt(plan.startAtMillis()));
     for (int i = 0; i < n; i++) {
-      histograms[i] = new LatencyHistogram();
+      loop(client, plan.keys().get(i), i, edges, tally, stopped);
     }
-    for (int i = 0; i < n; i++) {
-      loop(client, plan.keys().get(i), i, measureFrom, measureTo, histograms, counts, errors, firstError, stopped);
-    }
-    sleepUntil(measureFrom);
-    long cpuFrom = processCpuNanos();
-    long jitFrom = jitMillis();
-    sleepUntil(measureTo);
-    long cpuTo = processCpuNanos();
-    double jit = (jitMillis() - jitFrom) / 1e3;
+    double[][] usage = sampleWindows(edges);
     boolean allStopped = stopped.await(20, TimeUnit.SECONDS);
-    LatencyHistogram all = new LatencyHistogram();
-    long errorCount = 0;
-    for (int i = 0; i < n; i++) {
-      all.add(histograms[i]);
-      errorCount += errors[i];
-    }
-    return new Outcome(all, counts, errorCount, firstError.get(), (cpuTo - cpuFrom) / 1e9,
-        allStopped ? 0 : (int) stopped.getCount(), jit);
+    return tally.outcome(usage[0], usage[1], allStopped ? 0 : (int) stopped.getCount());
   }
 
-  private static void loop(LockClient.Pipelined client, String key, int index, long measureFrom, long measureTo,
-      LatencyHistogram[] histograms, long[] counts, long[] errors, AtomicReference<String> firstError,
+  private static void loop(LockClient.Pipelined client, String key, int index, long[] edges, Tally tally,
       CountDownLatch stopped) {
-    if (System.nanoTime() - measureTo >= 0) {
+    if (System.nanoTime() - edges[edges.length - 1] >= 0) {
       stopped.countDown();
       return;
     }
     client.acquireRelease(key).whenComplete((latency, error) -> {
       // Callbacks of one loop run one after another, each after the previous one's future: no races.
       if (error != null) {
-        errors[index]++;
-        firstError.compareAndSet("", describe(error));
+        tally.error(index, windowOf(System.nanoTime(), edges), error);
       } else {
         // Counted by when the release was answered: the acquire's own reply time is not kept.
-        long released = System.nanoTime();
-        if (released - measureFrom >= 0 && released - measureTo < 0) {
-          histograms[index].record(latency);
-          counts[index]++;
-        }
+        tally.acquired(index, windowOf(System.nanoTime(), edges), latency);
       }
-      loop(client, key, index, measureFrom, measureTo, histograms, counts, errors, firstError, stopped);
+      loop(client, key, index, edges, tally, stopped);
     });
+  }
+
+  private static long[] edgesNanos(Plan plan) {
+    return plan.edgesMillis().stream().mapToLong(LoadPhase::nanosAt).toArray();
+  }
+
+  /**
+   * Sleeps through the windows, reading this process's CPU and JIT time at each edge: per window,
+   * {cpu seconds[], jit seconds[]}.
+   */
+  private static double[][] sampleWindows(long[] edges) {
+    int windows = edges.length - 1;
+    double[] cpu = new double[windows];
+    double[] jit = new double[windows];
+    sleepUntil(edges[0]);
+    long cpuAt = processCpuNanos();
+    long jitAt = jitMillis();
+    for (int w = 0; w < windows; w++) {
+      sleepUntil(edges[w + 1]);
+      long cpuNow = processCpuNanos();
+      long jitNow = jitMillis();
+      cpu[w] = (cpuNow - cpuAt) / 1e9;
+      jit[w] = (jitNow - jitAt) / 1e3;
+      cpuAt = cpuNow;
+      jitAt = jitNow;
+    }
+    return new double[][] {cpu, jit};
   }
 
   static String describe(Throwable e) {

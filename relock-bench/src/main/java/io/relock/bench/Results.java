@@ -16,6 +16,9 @@ final class Results {
   static final String UNCONTENDED = "uncontended";
   static final String CONTENDED_JVM = "contended-1jvm";
   static final String CONTENDED_PROCESSES = "contended-processes";
+  static final String HOLDER_KILLED = "holder-killed";
+  /** The uncontended thread count the targets compare. */
+  static final int TARGET_THREADS = Bench.TARGET_THREADS;
 
   final BenchSettings settings;
   final Machine machine;
@@ -26,6 +29,21 @@ final class Results {
   /** Where it ran: one Redis, a Sentinel group, a Redis Cluster or Redlock masters (and how many). */
   final Deployment deployment;
   final BenchTarget.Topology topology;
+  /** The holder-killed scenario's rows. */
+  final List<TakeoverRow> takeovers;
+  /**
+   * For a {@code --compare} run, the lock servers besides Redis: what ran, or why it did not;
+   * null for other runs.
+   */
+  final Comparison comparison;
+
+  /** What a {@code --compare} run ran besides Redis, per server: a description, or why it was left out. */
+  record Comparison(Map<Implementation.Server, String> servers, Map<Implementation.Server, String> skipped) {
+    Comparison {
+      servers = Map.copyOf(servers);
+      skipped = Map.copyOf(skipped);
+    }
+  }
 
   Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
       String loadAfter) {
@@ -34,6 +52,13 @@ final class Results {
 
   Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, double wallSeconds,
       String loadAfter, Deployment deployment) {
+    this(settings, machine, rows, held, List.of(), wallSeconds, loadAfter, deployment, null);
+  }
+
+  Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, List<TakeoverRow> takeovers,
+      double wallSeconds, String loadAfter, Deployment deployment, Comparison comparison) {
+    this.takeovers = List.copyOf(takeovers);
+    this.comparison = comparison;
     this.deployment = deployment;
     this.topology = deployment.topology();
     this.settings = settings;
@@ -66,15 +91,16 @@ final class Results {
         .findFirst();
   }
 
-  Optional<Row> find(String scenario, Implementation impl) {
-    return rows.stream().filter(r -> r.scenario.equals(scenario) && r.impl == impl).findFirst();
-  }
-
   Optional<HeldRow> held(Implementation impl) {
     return held.stream().filter(h -> h.impl() == impl).findFirst();
   }
 
-  /** {@code row}'s acquisitions per second divided by relock's in the same configuration. */
+  /** The configurations of the cross-process scenario: threads per process, as they run. */
+  List<Integer> processThreads() {
+    return settings.processThreads();
+  }
+
+  /** {@code row}'s acquisitions per second divided by relock's in the same configuration (medians). */
   double ratioToRelock(Row row) {
     return find(row.scenario, Implementation.RELOCK, row.threadsPerProcess)
         .map(relock -> row.perSecond() / relock.perSecond())
@@ -86,60 +112,136 @@ final class Results {
     return Implementation.redissonOn(topology);
   }
 
-  private double uncontendedRatio(Implementation other) {
-    return ratio(find(UNCONTENDED, Implementation.RELOCK, 8), find(UNCONTENDED, other, 8));
+  /** relock's median acquisitions/s over {@code other}'s in {@code scenario} with {@code threads} per process. */
+  double ratio(String scenario, int threads, Implementation other) {
+    return ratio(find(scenario, Implementation.RELOCK, threads), find(scenario, other, threads), Row::perSecond);
   }
 
-  private double contendedRatio(Implementation other) {
-    return ratio(find(CONTENDED_PROCESSES, Implementation.RELOCK), find(CONTENDED_PROCESSES, other));
+  /** relock's median p99 wait over {@code other}'s in the cross-process scenario with {@code threads} per process. */
+  double p99Ratio(int threads, Implementation other) {
+    return ratio(find(CONTENDED_PROCESSES, Implementation.RELOCK, threads), find(CONTENDED_PROCESSES, other, threads),
+        r -> r.millis(99));
   }
 
-  private static double ratio(Optional<Row> top, Optional<Row> bottom) {
-    if (top.isEmpty() || bottom.isEmpty() || bottom.get().perSecond() == 0) {
+  private static double ratio(Optional<Row> top, Optional<Row> bottom, java.util.function.ToDoubleFunction<Row> figure) {
+    if (top.isEmpty() || bottom.isEmpty()) {
       return Double.NaN;
     }
-    return top.get().perSecond() / bottom.get().perSecond();
+    double under = figure.applyAsDouble(bottom.get());
+    return under == 0 ? Double.NaN : figure.applyAsDouble(top.get()) / under;
+  }
+
+  private Optional<Row> relock(String scenario, int threads) {
+    return find(scenario, Implementation.RELOCK, threads);
   }
 
   /**
    * The line scripts read; elsewhere than on one Redis it names the topology first ({@code
-   * topology=redlock-3}: Redlock and its size), and compares with {@link #redisson()}.
+   * topology=redlock-3}: Redlock and its size), and compares with {@link #redisson()}. Every ratio
+   * is of medians over the windows. The first four keys keep their old meaning ({@code
+   * contended_...} is the 4 x 8 configuration); the others follow issue 11's targets: on one Redis
+   * relock against the recipe and what Redis executes for it, everywhere relock against Redisson
+   * with fewer threads per process.
    */
   String summaryLine() {
-    double calls = find(CONTENDED_PROCESSES, Implementation.RELOCK).map(Row::callsPerAcquisition).orElse(Double.NaN);
-    return "bench: " + (topology == BenchTarget.Topology.SINGLE ? "" : "topology=" + deployment.id() + " ")
-        + "uncontended_vs_redisson=" + fmt(uncontendedRatio(redisson()))
-        + " contended_vs_redisson=" + fmt(contendedRatio(redisson()))
-        + " contended_calls_per_acquisition=" + fmt(calls)
-        + " limit_fraction=" + fmt(uncontendedRatio(Implementation.LIMIT));
+    if (comparison != null) {
+      return compareLine();
+    }
+    int most = settings.mostProcessThreads();
+    StringBuilder line = new StringBuilder("bench: ");
+    if (topology != BenchTarget.Topology.SINGLE) {
+      line.append("topology=").append(deployment.id()).append(' ');
+    }
+    line.append("uncontended_vs_redisson=").append(fmt(ratio(UNCONTENDED, TARGET_THREADS, redisson())))
+        .append(" contended_vs_redisson=").append(fmt(ratio(CONTENDED_PROCESSES, most, redisson())))
+        .append(" contended_calls_per_acquisition=")
+        .append(fmt(relock(CONTENDED_PROCESSES, most).map(Row::callsPerAcquisition).orElse(Double.NaN)))
+        .append(" limit_fraction=").append(fmt(ratio(UNCONTENDED, TARGET_THREADS, Implementation.LIMIT)));
+    if (topology == BenchTarget.Topology.SINGLE) {
+      line.append(" uncontended_vs_recipe=").append(fmt(ratio(UNCONTENDED, TARGET_THREADS, Implementation.RECIPE)))
+        .append(" uncontended_64_vs_recipe=").append(fmt(ratio(UNCONTENDED, 64, Implementation.RECIPE)))
+        .append(" uncontended_redis_commands_per_acquisition=")
+        .append(fmt(relock(UNCONTENDED, TARGET_THREADS).map(Row::allCommandsPerAcquisition).orElse(Double.NaN)))
+        .append(" uncontended_redis_cpu_vs_recipe=").append(fmt(ratio(relock(UNCONTENDED, TARGET_THREADS),
+            find(UNCONTENDED, Implementation.RECIPE, TARGET_THREADS), Row::serverCpuMicrosPerAcquisition)));
+    }
+    for (int threads : processThreads()) {
+      if (threads == most) {
+        continue;
+      }
+      String config = settings.processes() + "x" + threads;
+      line.append(" contended_").append(config).append("_vs_redisson=")
+          .append(fmt(ratio(CONTENDED_PROCESSES, threads, redisson())))
+          .append(" p99_").append(config).append("_vs_redisson=").append(fmt(p99Ratio(threads, redisson())));
+    }
+    return line.toString();
+  }
+
+  /**
+   * The summary of a {@code --compare} run: relock's median acquisitions/s over each other
+   * implementation's, uncontended (8 threads) and per cross-process configuration, then each
+   * implementation's median time from a holder's death to the next holder, ms.
+   */
+  private String compareLine() {
+    StringBuilder line = new StringBuilder("bench: compare");
+    List<Implementation> others = rows.stream().map(r -> r.impl).distinct().filter(i -> i != Implementation.RELOCK)
+        .toList();
+    for (Implementation other : others) {
+      String id = other.id().replace('-', '_');
+      line.append(" uncontended_vs_").append(id).append('=').append(fmt(ratio(UNCONTENDED, TARGET_THREADS, other)));
+      for (int threads : processThreads()) {
+        line.append(" contended_").append(settings.processes()).append('x').append(threads).append("_vs_").append(id)
+            .append('=').append(fmt(ratio(CONTENDED_PROCESSES, threads, other)));
+      }
+    }
+    for (TakeoverRow t : takeovers) {
+      line.append(" takeover_ms_").append(t.impl().id().replace('-', '_')).append('=')
+          .append(Double.isNaN(t.spread().median()) ? "n/a" : String.format(Locale.ROOT, "%.0f", t.spread().median()));
+    }
+    return line.toString();
   }
 
   private static String fmt(double v) {
     return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
   }
 
-  /** The issue's targets for relock, each with the measured value and whether it was met. */
+  /**
+   * relock's targets, each with the measured value (medians over the windows) and whether it was
+   * met: issue 11's first (Redis-side cost, uncontended throughput, and per cross-process
+   * configuration throughput, p99 wait and fairness against Redisson), then the standing ones.
+   */
   List<Target> targets() {
     List<Target> t = new ArrayList<>();
-    t.add(new Target("uncontended, 8 threads: relock / Redisson acquisitions/s", ">= 4",
-        uncontendedRatio(Implementation.REDISSON), v -> v >= 4));
-    t.add(new Target("uncontended, 8 threads: relock / Redis-bound limit", ">= 0.5",
-        uncontendedRatio(Implementation.LIMIT), v -> v >= 0.5));
-    String procs = settings.processes() + " processes";
-    t.add(new Target("contended, " + procs + ": relock / Redisson acquisitions/s", ">= 5",
-        contendedRatio(Implementation.REDISSON), v -> v >= 5));
-    Optional<Row> relock = find(CONTENDED_PROCESSES, Implementation.RELOCK);
-    Optional<Row> redisson = find(CONTENDED_PROCESSES, Implementation.REDISSON);
-    double p99Ratio = relock.isPresent() && redisson.isPresent()
-        ? relock.get().millis(99) / redisson.get().millis(99) : Double.NaN;
-    t.add(new Target("contended, " + procs + ": relock p99 wait / Redisson p99 wait", "<= 0.2",
-        p99Ratio, v -> v <= 0.2));
-    t.add(new Target("contended, " + procs + ": relock Redis calls per acquisition", "<= 3",
-        relock.map(Row::callsPerAcquisition).orElse(Double.NaN), v -> v <= 3));
-    t.add(new Target("contended, " + procs + ": relock least process share of the mean (0 = starved)", "> 0",
-        relock.map(Row::minProcessShare).orElse(Double.NaN), v -> v > 0));
-    t.add(new Target("contended, " + procs + ": relock max wait, ms (bounded: under 1 s)", "< 1000",
-        relock.map(Row::maxMillis).orElse(Double.NaN), v -> v < 1000));
+    Optional<Row> uncontended = relock(UNCONTENDED, TARGET_THREADS);
+    Optional<Row> recipe = find(UNCONTENDED, Implementation.RECIPE, TARGET_THREADS);
+    String u = "uncontended, 1 x " + TARGET_THREADS + ": ";
+    t.add(new Target(u + "relock commands Redis executed per lock+unlock (scripts' included)", "<= 6",
+        uncontended.map(Row::allCommandsPerAcquisition).orElse(Double.NaN), v -> v <= 6));
+    t.add(new Target(u + "relock Redis CPU per acquisition / the recipe's", "<= 1.2",
+        ratio(uncontended, recipe, Row::serverCpuMicrosPerAcquisition), v -> v <= 1.2));
+    for (int threads : List.of(TARGET_THREADS, 64)) {
+      t.add(new Target("uncontended, 1 x " + threads + ": relock / recipe acquisitions/s", ">= 0.95",
+          ratio(UNCONTENDED, threads, Implementation.RECIPE), v -> v >= 0.95));
+    }
+    t.add(new Target(u + "relock / Redisson acquisitions/s", ">= 3",
+        ratio(UNCONTENDED, TARGET_THREADS, Implementation.REDISSON), v -> v >= 3));
+    for (int threads : processThreads()) {
+      String c = "contended, " + settings.processes() + " x " + threads + ": ";
+      t.add(new Target(c + "relock / Redisson acquisitions/s", ">= 5",
+          ratio(CONTENDED_PROCESSES, threads, Implementation.REDISSON), v -> v >= 5));
+      t.add(new Target(c + "relock p99 wait / Redisson p99 wait", "<= 0.2",
+          p99Ratio(threads, Implementation.REDISSON), v -> v <= 0.2));
+      t.add(new Target(c + "relock spread over processes (Jain's index, 1 = even)", ">= 0.9",
+          relock(CONTENDED_PROCESSES, threads).map(Row::processFairness).orElse(Double.NaN), v -> v >= 0.9));
+    }
+    Optional<Row> most = relock(CONTENDED_PROCESSES, settings.mostProcessThreads());
+    String c = "contended, " + settings.processes() + " x " + settings.mostProcessThreads() + ": ";
+    t.add(new Target(c + "relock Redis calls per acquisition", "<= 3",
+        most.map(Row::callsPerAcquisition).orElse(Double.NaN), v -> v <= 3));
+    t.add(new Target(c + "relock least process share of the mean (0 = starved)", "> 0",
+        most.map(Row::minProcessShare).orElse(Double.NaN), v -> v > 0));
+    t.add(new Target(c + "relock max wait, ms (bounded: under 1 s)", "< 1000",
+        most.map(Row::maxMillis).orElse(Double.NaN), v -> v < 1000));
     // While a script runs Redis runs nothing else, so renewing many locks must not stall it: the
     // watchdog renews in batches sized for well under 0.5 ms each, and more batches mean more calls.
     Optional<HeldRow> relockHeld = held(Implementation.RELOCK);
@@ -162,19 +264,30 @@ final class Results {
 
   /** Columns of a load scenario's table, as {@link #cells} fills them. */
   static final List<String> LOAD_COLUMNS = List.of("implementation", "procs x threads", "acq/s",
-      "vs relock", "p50 ms", "p99 ms", "max ms", "calls/acq", "all cmds/acq", "Redis CPU us/acq",
-      "client CPU us/acq", "process spread (Jain)", "warm-up s", "JIT %", "errors");
+      "acq/s range", "vs relock", "p50 ms", "p99 ms", "p99 range", "max ms", "calls/acq", "all cmds/acq",
+      "Redis CPU us/acq", "client CPU us/acq", "process spread (Jain)", "warm-up s", "JIT %", "errors");
 
-  /** One table per load scenario, then the held-locks table. */
+  /** The load columns, with the server's CPU named for what ran: Redis alone, or other servers too. */
+  List<String> loadColumns() {
+    if (comparison == null) {
+      return LOAD_COLUMNS;
+    }
+    return LOAD_COLUMNS.stream().map(c -> c.equals("Redis CPU us/acq") ? "server CPU us/acq" : c).toList();
+  }
+
+  /** One table per load scenario, then the holder-killed and held-locks tables. */
   List<Table> tables() {
     List<Table> tables = new ArrayList<>();
     for (String scenario : LOAD_SCENARIOS) {
       Table t = new Table(titleOf(scenario) + (topology == BenchTarget.Topology.SINGLE ? ""
-          : " [topology: " + deployment.describe() + "]"), LOAD_COLUMNS);
+          : " [topology: " + deployment.describe() + "]"), loadColumns());
       cells(scenario).forEach(cells -> t.add(cells.toArray(new String[0])));
       if (!t.rows().isEmpty()) {
         tables.add(t);
       }
+    }
+    if (!takeovers.isEmpty()) {
+      tables.add(takeoverTable());
     }
     if (!held.isEmpty()) {
       Table t = new Table(String.format(Locale.ROOT, "4. %,d locks held under the watchdog for %.0f s (lease %d s, renewal every %.0f s)",
@@ -195,29 +308,52 @@ final class Results {
     return tables;
   }
 
-  /** The rows of {@code scenario}'s table, one per implementation (and thread count), in {@link #LOAD_COLUMNS}. */
+  /**
+   * The rows of {@code scenario}'s table, one per implementation and configuration, in {@link
+   * #LOAD_COLUMNS}: medians over the windows, with the lowest and highest window's acquisitions/s
+   * and p99.
+   */
   List<List<String>> cells(String scenario) {
     List<List<String>> out = new ArrayList<>();
     for (Row r : rows) {
       if (r.scenario.equals(scenario)) {
         out.add(List.of(r.impl.id(), r.processes + " x " + r.threadsPerProcess, num(r.perSecond(), 0),
-            num(ratioToRelock(r), 2), num(r.millis(50), 3), num(r.millis(99), 3), num(r.maxMillis(), 1),
-            num(r.callsPerAcquisition(), 2), num(r.allCommandsPerAcquisition(), 1),
-            num(r.redis.redisCpuSeconds() * 1e6 / Math.max(1, r.acquisitions()), 1),
-            num(r.clientCpuSeconds * 1e6 / Math.max(1, r.acquisitions()), 1),
-            r.processes > 1 ? num(r.processFairness(), 3) : "-", num(r.warmupSeconds, 1), num(100 * r.jitShare, 0),
-            String.valueOf(r.errors)));
+            r.spread(Row.Window::perSecond).rangeText(0), num(ratioToRelock(r), 2), num(r.millis(50), 3),
+            num(r.millis(99), 3), r.spread(w -> w.millis(99)).rangeText(p99Decimals(r.millis(99))),
+            num(r.maxMillis(), 1), num(r.callsPerAcquisition(), 2), num(r.allCommandsPerAcquisition(), 1),
+            num(r.serverCpuMicrosPerAcquisition(), 1), num(r.clientCpuMicrosPerAcquisition(), 1),
+            r.processes > 1 ? num(r.processFairness(), 3) : "-", num(r.warmupSeconds, 1), num(100 * r.jitShare(), 0),
+            String.valueOf(r.errors())));
       }
     }
     return out;
+  }
+
+  /** The holder-killed scenario: per implementation, how long after each kill the next holder got in. */
+  Table takeoverTable() {
+    Table t = new Table("6. Holder killed (SIGKILL) while another process waits: time until the next holder got in",
+        List.of("implementation", "gives up on a silent holder after", "kills", "next holder after, ms (median)",
+            "range, ms", "never got in"));
+    for (TakeoverRow r : takeovers) {
+      Spread s = r.spread();
+      t.add(r.impl().id(), LockFacts.of(r.impl()).deathTimeoutText(r.deathTimeout()), String.valueOf(r.millis().size()),
+          num(s.median(), 0), s.rangeText(0), r.stuck() == 0 ? "0" : r.stuck() + " (within " + r.limitMillis() / 1000 + " s)");
+    }
+    return t;
+  }
+
+  /** Fewer decimals for longer waits, so that a range stays short. */
+  private static int p99Decimals(double millis) {
+    return millis >= 100 ? 0 : millis >= 10 ? 1 : millis >= 1 ? 2 : 3;
   }
 
   String titleOf(String scenario) {
     return switch (scenario) {
       case UNCONTENDED -> "1. Uncontended: each thread locks its own key, one JVM";
       case CONTENDED_JVM -> "2. Contended in one JVM: " + settings.contendedThreads() + " threads on one key";
-      default -> "3 and 5. Contended across " + settings.processes() + " processes x "
-          + settings.threadsPerProcess() + " threads on one key (fairness: p99/max wait, spread over processes)";
+      default -> "3 and 5. Contended across " + settings.processes() + " processes ("
+          + processThreads().stream().map(t -> settings.processes() + " x " + t).collect(java.util.stream.Collectors.joining(", "))
+          + " threads) on one key (fairness: p99/max wait, spread over processes)";
     };
   }
 
@@ -233,6 +369,15 @@ final class Results {
     m.put("summary", summaryLine());
     m.put("mode", settings.mode());
     m.put("topology", topology.id());
+    if (comparison != null) {
+      Map<String, Object> servers = new LinkedHashMap<>();
+      comparison.servers().forEach((k, v) -> servers.put(k.title(), v));
+      Map<String, Object> skipped = new LinkedHashMap<>();
+      comparison.skipped().forEach((k, v) -> skipped.put(k.title(), v));
+      m.put("compared_servers", servers);
+      m.put("servers_left_out", skipped);
+      m.put("death_timeout_s", settings.deathTimeout().toMillis() / 1000.0);
+    }
     if (deployment.masters() > 0) {
       m.put("redlock_masters", deployment.masters());
     }
@@ -245,11 +390,13 @@ final class Results {
     s.put("warmup_s", settings.warmup().toMillis() / 1000.0);
     s.put("settle_limit_s", settings.settleLimit().toMillis() / 1000.0);
     s.put("jit_settled_share", Bench.JIT_SETTLED);
-    s.put("measure_s", settings.measure().toMillis() / 1000.0);
+    s.put("windows_per_configuration", settings.windows());
+    s.put("window_s", settings.window().toMillis() / 1000.0);
     s.put("uncontended_threads", settings.uncontendedThreads());
     s.put("contended_threads", settings.contendedThreads());
     s.put("processes", settings.processes());
-    s.put("threads_per_process", settings.threadsPerProcess());
+    s.put("threads_per_process", settings.mostProcessThreads());
+    s.put("process_threads", settings.processThreads());
     s.put("held_locks", settings.heldLocks());
     s.put("hold_s", settings.holdFor().toMillis() / 1000.0);
     s.put("held_lease_s", settings.heldLease().toMillis() / 1000.0);
@@ -261,12 +408,15 @@ final class Results {
       results.add(j);
     }
     held.forEach(h -> results.add(h.toJson()));
+    takeovers.forEach(t -> results.add(t.toJson()));
     m.put("results", results);
     List<Object> targets = new ArrayList<>();
     for (Target t : targets()) {
       targets.add(Map.of("target", t.what(), "threshold", t.threshold(), "value", t.value(), "verdict", t.verdict()));
     }
-    m.put("targets", targets);
+    if (comparison == null) {
+      m.put("targets", targets);
+    }
     return m;
   }
 }

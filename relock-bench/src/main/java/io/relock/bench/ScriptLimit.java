@@ -7,6 +7,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.relock.internal.LockKeys;
 import io.relock.internal.LuaScript;
+import io.relock.internal.ScriptCalls;
 import io.relock.internal.Scripts;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +25,8 @@ import java.util.concurrent.CompletableFuture;
 final class ScriptLimit implements LockClient, LockClient.Pipelined {
 
   private static final String PREFIX = "limit:";
-  private static final String QUEUE_ENTRY_MILLIS = "3000";
+  private static final long QUEUE_ENTRY_MILLIS = 3000;
+  private static final long CLAIM_MILLIS = 2000;
   private static final String NOTIFY_CHANNEL = "limit:notify";
   private static final String FENCE_RETENTION_MILLIS = String.valueOf(Duration.ofDays(7).toMillis());
 
@@ -32,7 +34,7 @@ final class ScriptLimit implements LockClient, LockClient.Pipelined {
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
   private final RedisAsyncCommands<String, String> async;
-  private final String leaseMillis;
+  private final long leaseMillis;
   private final String acquireSha;
   private final String releaseSha;
 
@@ -41,7 +43,7 @@ final class ScriptLimit implements LockClient, LockClient.Pipelined {
     this.connection = client.connect();
     this.redis = connection.sync();
     this.async = connection.async();
-    this.leaseMillis = String.valueOf(lease.toMillis());
+    this.leaseMillis = lease.toMillis();
     this.acquireSha = load(Scripts.ACQUIRE);
     this.releaseSha = load(Scripts.RELEASE);
   }
@@ -54,37 +56,48 @@ final class ScriptLimit implements LockClient, LockClient.Pipelined {
     return sha;
   }
 
+  /** The arguments relock sends for a blocking acquire ('wait') of a lease. */
+  private String[] acquireArgs(String owner) {
+    return ScriptCalls.acquire(owner, leaseMillis, "wait", FENCE_RETENTION_MILLIS, QUEUE_ENTRY_MILLIS, CLAIM_MILLIS,
+        false, NOTIFY_CHANNEL).toArray(new String[0]);
+  }
+
+  /** Every hold at once, as relock releases a lease, with no successor to pass it to. */
+  private static String[] releaseArgs(String owner) {
+    return ScriptCalls.release(owner, true, FENCE_RETENTION_MILLIS, null, false).toArray(new String[0]);
+  }
+
+  private static String[] keys(String name) {
+    return ScriptCalls.keys(LockKeys.of(PREFIX, name)).toArray(new String[0]);
+  }
+
   @Override
   public BenchLock lock(String name) {
-    String[] keys = LockKeys.of(PREFIX, name).all().toArray(new String[0]);
+    String[] keys = keys(name);
     return () -> {
       String owner = UUID.randomUUID().toString();
-      List<Object> reply = redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys,
-          owner, leaseMillis, "wait", QUEUE_ENTRY_MILLIS, NOTIFY_CHANNEL, FENCE_RETENTION_MILLIS);
+      List<Object> reply = redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys, acquireArgs(owner));
       if (!Long.valueOf(1).equals(reply.get(0))) {
         throw new IllegalStateException("the limit client found lock " + name + " taken: " + reply);
       }
-      // '1': every hold at once, as relock releases a lease ('0' drops one of several holds and
-      // never frees the lock).
-      return () -> redis.evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner, FENCE_RETENTION_MILLIS, "1");
+      return () -> redis.evalsha(releaseSha, ScriptOutputType.MULTI, keys, releaseArgs(owner));
     };
   }
 
   @Override
   public CompletableFuture<Long> acquireRelease(String name) {
-    String[] keys = LockKeys.of(PREFIX, name).all().toArray(new String[0]);
+    String[] keys = keys(name);
     String owner = UUID.randomUUID().toString();
     long began = System.nanoTime();
-    return async.<List<Object>>evalsha(acquireSha, ScriptOutputType.MULTI, keys,
-            owner, leaseMillis, "wait", QUEUE_ENTRY_MILLIS, NOTIFY_CHANNEL, FENCE_RETENTION_MILLIS)
+    return async.<List<Object>>evalsha(acquireSha, ScriptOutputType.MULTI, keys, acquireArgs(owner))
         .toCompletableFuture()
         .thenCompose(reply -> {
           long latency = System.nanoTime() - began;
           if (!Long.valueOf(1).equals(reply.get(0))) {
             throw new IllegalStateException("the limit client found lock " + name + " taken: " + reply);
           }
-          return async.<List<Object>>evalsha(releaseSha, ScriptOutputType.MULTI, keys, owner,
-              FENCE_RETENTION_MILLIS, "1").toCompletableFuture().thenApply(released -> latency);
+          return async.<List<Object>>evalsha(releaseSha, ScriptOutputType.MULTI, keys, releaseArgs(owner))
+              .toCompletableFuture().thenApply(released -> latency);
         });
   }
 

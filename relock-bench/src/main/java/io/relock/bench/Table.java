@@ -17,6 +17,17 @@ record Table(String title, List<String> header, List<List<String>> rows) {
     rows.add(List.of(cells));
   }
 
+  /** Whether column {@code i} holds figures (right-aligned), not words: every cell starts with a digit, '<' or is '-'. */
+  private boolean figures(int i) {
+    for (List<String> r : rows) {
+      String c = r.get(i);
+      if (!c.equals("-") && !c.isEmpty() && !Character.isDigit(c.charAt(0)) && c.charAt(0) != '<') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   String toText() {
     int[] widths = new int[header.size()];
     for (int i = 0; i < widths.length; i++) {
@@ -51,7 +62,7 @@ record Table(String title, List<String> header, List<List<String>> rows) {
     out.append("| ").append(String.join(" | ", header)).append(" |\n");
     out.append("|");
     for (int i = 0; i < header.size(); i++) {
-      out.append(i == 0 ? "---|" : "---:|");
+      out.append(i > 0 && figures(i) ? "---:|" : "---|");
     }
     out.append('\n');
     for (List<String> r : rows) {

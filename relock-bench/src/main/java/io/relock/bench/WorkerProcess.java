@@ -26,6 +26,8 @@ final class WorkerProcess implements AutoCloseable {
   private final Writer commands;
   private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
   private final String name;
+  /** Whether it was asked to exit already. */
+  private boolean exiting;
 
   private WorkerProcess(Process process, String name) {
     this.process = process;
@@ -41,6 +43,32 @@ final class WorkerProcess implements AutoCloseable {
    * only argument, see {@link BenchTarget}): one Redis URI, or a Sentinel or Cluster target.
    */
   static WorkerProcess start(String name, BenchTarget target, Path log) {
+    WorkerProcess w = launch(name, target, log);
+    w.await(READY_TIMEOUT);
+    return w;
+  }
+
+  /**
+   * Starts {@code names.size()} workers at once (JVMs start faster side by side than one after
+   * another) and waits until all are ready; each logs to {@code logDir/<name>.log}.
+   */
+  static List<WorkerProcess> startAll(List<String> names, BenchTarget target, Path logDir) {
+    List<WorkerProcess> started = new ArrayList<>();
+    try {
+      for (String name : names) {
+        started.add(launch(name, target, logDir.resolve(name + ".log")));
+      }
+      started.forEach(w -> w.await(READY_TIMEOUT));
+      return started;
+    } catch (RuntimeException e) {
+      started.forEach(WorkerProcess::close);
+      throw e;
+    }
+  }
+
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+  private static WorkerProcess launch(String name, BenchTarget target, Path log) {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx1g", "-Djava.awt.headless=true"));
     // For profiling, e.g. RELOCK_BENCH_WORKER_OPTS="-XX:StartFlightRecording=filename=w.jfr"; {name} is replaced.
@@ -54,9 +82,7 @@ final class WorkerProcess implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {
-      WorkerProcess w = new WorkerProcess(pb.start(), name);
-      w.await(Duration.ofSeconds(60));
-      return w;
+      return new WorkerProcess(pb.start(), name);
     } catch (IOException e) {
       throw new UncheckedIOException("could not start worker " + name, e);
     }
@@ -79,7 +105,7 @@ final class WorkerProcess implements AutoCloseable {
   /** Sends one command without waiting for its reply. */
   void send(Map<String, Object> command) {
     try {
-      commands.write(Json.write(command));
+      commands.write(BenchJson.line(command));
       commands.write('\n');
       commands.flush();
     } catch (IOException e) {
@@ -98,7 +124,7 @@ final class WorkerProcess implements AutoCloseable {
       while (true) {
         String line = replies.poll(100, TimeUnit.MILLISECONDS);
         if (line != null) {
-          Map<String, Object> reply = Json.parseObject(line);
+          Map<String, Object> reply = BenchJson.readObject(line);
           if (reply.containsKey("error")) {
             throw new IllegalStateException("worker " + name + ": " + reply.get("error"));
           }
@@ -126,11 +152,42 @@ final class WorkerProcess implements AutoCloseable {
     return name;
   }
 
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  /**
+   * Kills the worker at once with SIGKILL, as a crash would: no shutdown hooks, no release, its
+   * sockets closed by the kernel. Returns the {@link System#nanoTime()} just before the signal.
+   */
+  long kill() {
+    long at = System.nanoTime();
+    process.destroyForcibly();
+    return at;
+  }
+
+  /** Closes every worker, all at once: each is asked to exit before any is waited for. */
+  static void closeAll(List<WorkerProcess> workers) {
+    for (WorkerProcess w : workers) {
+      try {
+        if (w.process.isAlive()) {
+          w.send(java.util.Map.of("cmd", "exit"));
+          w.exiting = true;
+        }
+      } catch (RuntimeException e) {
+        w.process.destroyForcibly();
+      }
+    }
+    workers.forEach(WorkerProcess::close);
+  }
+
   @Override
   public void close() {
     try {
       if (process.isAlive()) {
-        send(Map.of("cmd", "exit"));
+        if (!exiting) {
+          send(Map.of("cmd", "exit"));
+        }
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
           process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
         }

@@ -34,4 +34,21 @@ class CpuAccountTest {
     CpuAccount quiet = CpuAccount.parse(procStat(110, 0, 1390), selfStat(50, 0, 0, 0));
     assertThat(quiet.othersShareSince(before)).isZero();
   }
+
+  @Test
+  void othersShare_countsADetachedServerAsTheBenchsOwn() {
+    CpuAccount before = CpuAccount.parse(procStat(100, 0, 1000), selfStat(0, 0, 0, 0));
+    CpuAccount after = CpuAccount.parse(procStat(350, 50, 1100), selfStat(100, 20, 100, 20));
+    // The 60 ticks others had were a PostgreSQL server pg_ctl detached from the bench.
+    assertThat(after.othersShareSince(before, 60)).isZero();
+    assertThat(after.othersShareSince(before, 20)).isCloseTo(40.0 / 400, within(1e-12));
+  }
+
+  @Test
+  void busyShare_isWhatTheCoresDid_whoeverDidIt() {
+    CpuAccount before = CpuAccount.parse(procStat(100, 0, 1000), selfStat(0, 0, 0, 0));
+    CpuAccount after = CpuAccount.parse(procStat(350, 50, 1100), selfStat(100, 20, 100, 20));
+    assertThat(after.busyShareSince(before)).isCloseTo(300.0 / 400, within(1e-12));
+    assertThat(before.busyShareSince(before)).isNaN();
+  }
 }

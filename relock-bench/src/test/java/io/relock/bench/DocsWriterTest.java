@@ -2,6 +2,7 @@ package io.relock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.relock.bench.BenchTarget.Topology;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,6 +24,14 @@ class DocsWriterTest {
         List.of(), 40, "0.1", Deployment.redlock(masters));
   }
 
+  private static Results replicated(Topology topology) {
+    return new Results(SETTINGS, MACHINE, List.of(
+        BenchRows.row(Results.UNCONTENDED, Implementation.RELOCK, 1, 8, 3000, 3000L * 2),
+        BenchRows.row(Results.UNCONTENDED, Implementation.RELOCK_ACKS, 1, 8, 1500, 1500L * 3),
+        BenchRows.row(Results.UNCONTENDED, Implementation.REDISSON, 1, 8, 500, 500L * 5)),
+        List.of(), 60, "0.1", Deployment.of(topology));
+  }
+
   private static String read(Path dir) throws IOException {
     return Files.readString(dir.resolve("benchmarks.md"), StandardCharsets.UTF_8);
   }
@@ -30,30 +39,31 @@ class DocsWriterTest {
   @Test
   void aRedlockRun_writesItsSectionOnly_oneTableRowPerGroupSizeAndImplementation(@TempDir Path dir) throws IOException {
     Files.writeString(dir.resolve("benchmarks.md"), "# Benchmarks\n\nsingle-Redis figures\n");
-    DocsWriter.writeRedlockSection(List.of(redlock(3), redlock(5)), "./relock bench --topology redlock --write-docs", dir);
+    DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3), redlock(5)), "./relock bench --topology redlock --write-docs", dir);
     String page = read(dir);
-    assertThat(page).startsWith("# Benchmarks\n\nsingle-Redis figures\n\n" + DocsWriter.REDLOCK_BEGIN)
-        .endsWith(DocsWriter.REDLOCK_END + "\n")
+    assertThat(page).startsWith("# Benchmarks\n\nsingle-Redis figures\n\n" + DocsWriter.begin(Topology.REDLOCK))
+        .endsWith(DocsWriter.end(Topology.REDLOCK) + "\n")
         .contains("- **Command:** `./relock bench --topology redlock --write-docs` (short run, 80 s)")
         .contains("bench: topology=redlock-3 uncontended_vs_redisson=3.00")
         .contains("bench: topology=redlock-5 uncontended_vs_redisson=3.00")
-        .contains("| implementation | masters | procs x threads | acq/s | vs relock |")
-        .contains("| relock | 3 | 1 x 8 | 3,000 | 1.00 |", "| redisson-redlock | 3 | 1 x 8 | 1,000 | 0.33 |",
-            "| relock | 5 | 1 x 8 | 3,000 | 1.00 |", "| relock | 5 | 4 x 8 | 400 | 1.00 |");
+        .contains("| implementation | masters | procs x threads | acq/s | acq/s range | vs relock |")
+        .contains("| relock | 3 | 1 x 8 | 3,000 | 3,000–3,000 | 1.00 |",
+            "| redisson-redlock | 3 | 1 x 8 | 1,000 | 1,000–1,000 | 0.33 |",
+            "| relock | 5 | 1 x 8 | 3,000 | 3,000–3,000 | 1.00 |", "| relock | 5 | 4 x 8 | 400 | 400–400 | 1.00 |");
     assertThat(page.indexOf("| relock | 3 | 1 x 8")).isLessThan(page.indexOf("| relock | 5 | 1 x 8"));
 
-    DocsWriter.writeRedlockSection(List.of(redlock(5)), "./relock bench --topology redlock --redlock-masters 5", dir);
+    DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(5)), "./relock bench --topology redlock --redlock-masters 5", dir);
     String again = read(dir);
-    assertThat(again.split(java.util.regex.Pattern.quote(DocsWriter.REDLOCK_BEGIN), -1)).hasSize(2);
+    assertThat(again.split(java.util.regex.Pattern.quote(DocsWriter.begin(Topology.REDLOCK)), -1)).hasSize(2);
     assertThat(again).startsWith("# Benchmarks\n\nsingle-Redis figures\n\n").doesNotContain("| relock | 3 |")
         .contains("| relock | 5 | 1 x 8 |");
   }
 
   @Test
   void aSingleRedisRun_rewritesThePage_butKeepsTheRedlockSection(@TempDir Path dir) throws IOException {
-    DocsWriter.writeRedlockSection(List.of(redlock(3)), "./relock bench --topology redlock --write-docs", dir);
-    String section = DocsWriter.redlockSectionOf(read(dir));
-    assertThat(section).startsWith(DocsWriter.REDLOCK_BEGIN).endsWith(DocsWriter.REDLOCK_END).contains("| relock | 3 |");
+    DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3)), "./relock bench --topology redlock --write-docs", dir);
+    String section = DocsWriter.sectionOf(read(dir), Topology.REDLOCK);
+    assertThat(section).startsWith(DocsWriter.begin(Topology.REDLOCK)).endsWith(DocsWriter.end(Topology.REDLOCK)).contains("| relock | 3 |");
 
     Path chart = Files.write(dir.resolve("chart.png"), new byte[] {1});
     Results single = new Results(BenchSettings.full(), MACHINE, List.of(), List.of(), 280, "0.1");
@@ -65,9 +75,34 @@ class DocsWriterTest {
 
   @Test
   void withoutASection_aPageStaysAsItIs() {
-    assertThat(DocsWriter.redlockSectionOf("# Benchmarks\n")).isEmpty();
-    assertThat(DocsWriter.withRedlockSection("# Benchmarks\n", "")).isEqualTo("# Benchmarks\n");
-    String page = DocsWriter.withRedlockSection("# Benchmarks\n", DocsWriter.REDLOCK_BEGIN + "x" + DocsWriter.REDLOCK_END);
-    assertThat(DocsWriter.withRedlockSection(page, "")).isEqualTo("# Benchmarks\n\n\n");
+    assertThat(DocsWriter.sectionOf("# Benchmarks\n", Topology.REDLOCK)).isEmpty();
+    assertThat(DocsWriter.withSection("# Benchmarks\n", Topology.REDLOCK, "")).isEqualTo("# Benchmarks\n");
+    String page = DocsWriter.withSection("# Benchmarks\n", Topology.REDLOCK, DocsWriter.begin(Topology.REDLOCK) + "x" + DocsWriter.end(Topology.REDLOCK));
+    assertThat(DocsWriter.withSection(page, Topology.REDLOCK, "")).isEqualTo("# Benchmarks\n\n\n");
+  }
+
+  @Test
+  void sentinelAndClusterRuns_writeSectionsOfTheirOwn_inPageOrder_keptByEveryOtherWriter(@TempDir Path dir)
+      throws IOException {
+    DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3)), "./relock bench --topology redlock --write-docs", dir);
+    DocsWriter.writeSection(Topology.CLUSTER, List.of(replicated(Topology.CLUSTER)),
+        "./relock bench --topology cluster --write-docs", dir);
+    DocsWriter.writeSection(Topology.SENTINEL, List.of(replicated(Topology.SENTINEL)),
+        "./relock bench --topology sentinel --write-docs", dir);
+    String page = read(dir);
+    assertThat(page).contains("bench: topology=sentinel uncontended_vs_redisson=6.00",
+        "| relock+acks | 1 x 8 | 1,500 | 1,500–1,500 | 0.50 |", "## Cluster: relock against Redisson on a Redis Cluster");
+    assertThat(page.indexOf(DocsWriter.begin(Topology.SENTINEL)))
+        .isLessThan(page.indexOf(DocsWriter.begin(Topology.CLUSTER)));
+    assertThat(page.indexOf(DocsWriter.end(Topology.CLUSTER)))
+        .isLessThan(page.indexOf(DocsWriter.begin(Topology.REDLOCK)));
+
+    Path chart = Files.write(dir.resolve("chart.png"), new byte[] {1});
+    DocsWriter.write(new Results(BenchSettings.full(), MACHINE, List.of(), List.of(), 280, "0.1"),
+        "./relock bench --write-docs", chart, dir);
+    String rewritten = read(dir);
+    for (Topology t : DocsWriter.SECTIONS) {
+      assertThat(DocsWriter.sectionOf(rewritten, t)).isEqualTo(DocsWriter.sectionOf(page, t)).isNotEmpty();
+    }
   }
 }

@@ -58,7 +58,8 @@ class ResultsTest {
         BenchRows.row(Results.CONTENDED_PROCESSES, Implementation.REDISSON_REDLOCK, 4, 8, 100, 900)),
         List.of(), 100, "0.1", Deployment.redlock(3));
     assertThat(r.summaryLine()).isEqualTo("bench: topology=redlock-3 uncontended_vs_redisson=3.00"
-        + " contended_vs_redisson=4.00 contended_calls_per_acquisition=9.00 limit_fraction=n/a");
+        + " contended_vs_redisson=4.00 contended_calls_per_acquisition=9.00 limit_fraction=n/a"
+        + " contended_4x2_vs_redisson=n/a p99_4x2_vs_redisson=n/a contended_4x1_vs_redisson=n/a p99_4x1_vs_redisson=n/a");
     assertThat(r.tables().get(0).title()).endsWith("[topology: redlock, 3 masters (calls summed over them)]");
     assertThat(r.tables().get(0).rows()).extracting(row -> row.get(0)).containsExactly("relock", "redisson-redlock");
     assertThat(r.toJson()).containsEntry("topology", "redlock").containsEntry("redlock_masters", 3);
@@ -91,7 +92,7 @@ class ResultsTest {
         .containsEntry("slowest_command", "evalsha").containsEntry("stall_window_s", 10.5)
         .containsEntry("stall_not_measured_because", null);
 
-    Map<String, Object> parsed = Json.parseObject(Json.write(held(150, StallSample.notMeasured(10.5, "refused")).toJson()));
+    Map<String, Object> parsed = BenchJson.readObject(BenchJson.line(held(150, StallSample.notMeasured(10.5, "refused")).toJson()));
     assertThat(parsed).containsEntry("worst_stall_us", null).containsEntry("slow_commands_over_100us", null)
         .containsEntry("slowest_command", null).containsEntry("stall_not_measured_because", "refused");
   }

@@ -59,6 +59,8 @@ final class Acquisition {
   final LockState state;
   final String owner;
   final long threadId;
+  /** For a reader: the owner id of the same thread's write hold, which lets it in ahead (a downgrade). */
+  final String companion;
   final long leaseMillis;
   final boolean renewed;
   private final Duration wait;
@@ -88,12 +90,13 @@ final class Acquisition {
   /** A Redlock master freed the lock while a call was in flight (see {@link #freed()}). */
   private boolean freedInFlight;
 
-  Acquisition(LockEngine engine, LockState state, String owner, long threadId, Duration wait,
+  Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
       long leaseMillis, boolean renewed) {
     this.engine = engine;
     this.state = state;
     this.owner = owner;
     this.threadId = threadId;
+    this.companion = companion;
     this.wait = wait;
     this.leaseMillis = leaseMillis;
     this.renewed = renewed;
@@ -206,13 +209,18 @@ final class Acquisition {
     long token = 0;
     long n = 0;
     long issued = 0;
+    long serial = 0;
     long acks = -1;
     if (error == null) {
       try {
         code = ((Long) reply.get(0)).intValue();
         token = (Long) reply.get(1);
         n = (Long) reply.get(2);
-        issued = reply.size() > 3 ? (Long) reply.get(3) : 0;
+        long fourth = reply.size() > 3 ? (Long) reply.get(3) : 0;
+        // The fourth element: after "not held", up to which serial grants have ended; after "held",
+        // the grant's serial where it is not its token (a read lock's, see readwrite.lua).
+        issued = code == 0 || code == -3 ? fourth : 0;
+        serial = (code == 1 || code == 3) && fourth > 0 ? fourth : token;
         acks = reply.size() > LockEngine.ACKS_INDEX ? (Long) reply.get(LockEngine.ACKS_INDEX) : -1;
       } catch (RuntimeException badShape) {
         error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
@@ -234,7 +242,7 @@ final class Acquisition {
         if (error != null) {
           attemptFailed(mode, error);
         } else {
-          answered(mode, sent, code, token, n, acks);
+          answered(mode, sent, code, token, serial, n, acks);
         }
       }
       case WITHDRAWING -> cleanUp(error);
@@ -242,10 +250,10 @@ final class Acquisition {
         // A grant arrived while this call was in flight. Normally the reply says the same or less;
         // but if Redis ran the call after that grant had ended, the hold is gone, and a 'wait' has
         // queued the owner again.
-        if (reentering == null && issued != 0 && held.token <= issued) {
+        if (reentering == null && issued != 0 && held.serial <= issued) {
           held.lost("the lock handed over to it had expired before the client learned of the grant");
           if (code == 0) {
-            engine.withdrawOrphan(state.keys, owner);
+            engine.withdrawOrphan(state.kind, state.keys, owner);
           }
         }
       }
@@ -255,7 +263,7 @@ final class Acquisition {
     }
   }
 
-  private void answered(String mode, long sent, int code, long token, long n, long acks) {
+  private void answered(String mode, long sent, int code, long token, long serial, long n, long acks) {
     if ((code == 1 || code == 3) && engine.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
       // Held in Redis, but a failover could still erase it: it does not count. fail() releases it.
       fail(new RelockException("lock '" + state.keys.name() + "' was acquired, but only " + Math.max(0, acks)
@@ -264,9 +272,9 @@ final class Acquisition {
       return;
     }
     switch (code) {
-      case 1 -> succeed(token, sent, false);
+      case 1 -> succeed(token, serial, sent, false);
       case 2 -> reentered();
-      case 3 -> succeed(token, grantNoEarlierThan, true);
+      case 3 -> succeed(token, serial, grantNoEarlierThan, true);
       case 0 -> busy(mode, sent, n);
       case -1 -> fail(timeout()); // 'giveup' withdrew it
       case -2 -> {
@@ -342,7 +350,7 @@ final class Acquisition {
    * @param handedOff whether the lock was granted by another owner's release (it then first
    *     lasts only the claim time, see handoff.lua)
    */
-  private void succeed(long token, long validFromNanos, boolean handedOff) {
+  private void succeed(long token, long serial, long validFromNanos, boolean handedOff) {
     if (phase != Phase.ACTIVE) {
       return;
     }
@@ -352,10 +360,19 @@ final class Acquisition {
       trace.trace("{} holds token {} valid from {} us ago, handed off {}", owner, token,
           (System.nanoTime() - validFromNanos) / 1000, handedOff);
     }
-    held = engine.acquired(this, token, validFromNanos, handedOff);
+    held = engine.acquired(this, token, serial, validFromNanos, handedOff);
+    engine.holds.incrementAndGet();
+    reportAcquired();
     state.held(this, held);
     state.leaveQueue(this);
     result.complete(held);
+  }
+
+  private void reportAcquired() {
+    if (engine.listeners.any()) {
+      java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startNanos);
+      engine.listeners.emit(l -> l.acquired(state.keys.name(), waited));
+    }
   }
 
   private void reentered() {
@@ -363,16 +380,22 @@ final class Acquisition {
     phase = Phase.HELD;
     held = reentering;
     reentering.threadHolds++;
+    reportAcquired();
     result.complete(reentering);
     settle();
   }
 
-  /** Delivered from a grant notification: the previous holder's release handed us the lock. */
-  void granted(long token) {
+  /**
+   * Delivered from a grant notification: the previous holder's release handed us the lock.
+   *
+   * @param serial tells this grant from earlier ones of the owner (see {@link HeldLease#serial})
+   */
+  void granted(long serial, long token) {
     if (trace.isTraceEnabled()) {
-      trace.trace("{} granted {} phase {} ended up to {} in flight {}", owner, token, phase, endedGrantsUpTo, inFlight);
+      trace.trace("{} granted {} ({}) phase {} ended up to {} in flight {}", owner, token, serial, phase, endedGrantsUpTo,
+          inFlight);
     }
-    if (reentering != null || token <= endedGrantsUpTo) {
+    if (reentering != null || serial <= endedGrantsUpTo) {
       return; // a late notification of a grant that Redis has since ended
     }
     if (engine.waitsForReplicas()) {
@@ -386,7 +409,7 @@ final class Acquisition {
       }
       return;
     }
-    succeed(token, grantNoEarlierThan, true);
+    succeed(token, serial, grantNoEarlierThan, true);
   }
 
   /**
@@ -404,9 +427,9 @@ final class Acquisition {
     if (phase == Phase.ACTIVE && engine.waitsForReplicas()) {
       askAfterGrant();
     } else if (phase == Phase.ACTIVE) {
-      succeed(token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
+      succeed(token, token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
     } else if (phase == Phase.SETTLED) {
-      engine.withdrawOrphan(state.keys, owner);
+      engine.withdrawOrphan(state.kind, state.keys, owner);
     }
   }
 
@@ -435,6 +458,10 @@ final class Acquisition {
     timer.cancel();
     state.leaveQueue(this);
     phase = Phase.WITHDRAWING;
+    if (engine.listeners.any()) {
+      java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startNanos);
+      engine.listeners.emit(l -> l.acquireFailed(state.keys.name(), waited, error));
+    }
     result.completeExceptionally(error);
     if (!inFlight || reentering != null) {
       // A re-entry leaves nothing to withdraw (an extra count in Redis is harmless: the last

@@ -25,14 +25,24 @@ final class HeldLease implements LockLease {
   final LockEngine engine;
   final LockState state;
   final LockKeys keys;
+  /** The key this hold lives under in Redis, which the watchdog renews (see {@link LockKind#holdKey}). */
+  final String holdKey;
   final String owner;
   final long token;
+  /**
+   * Tells the grant that made this hold from the owner's earlier ones, so that a late notification
+   * of an ended grant is known as such: the token, except for a read lock's hold, whose token is the
+   * last write's and whose serial is the server time of its grant (see readwrite.lua).
+   */
+  final long serial;
   final long leaseNanos;
   final long driftNanos;
   /** Whether the watchdog renews this lease (no explicit lease was given). */
   final boolean renewed;
   /** The owning thread's id for {@code lock()} style holds, or -1 for a lease-style owner. */
   final long threadId;
+  /** When the client learned it holds the lock, for {@link io.relock.RelockListener#released}. */
+  final long acquiredAtNanos = System.nanoTime();
 
   /**
    * {@code lock()} holds not yet matched by {@code unlock()}. Written only by the state's mailbox;
@@ -46,14 +56,18 @@ final class HeldLease implements LockLease {
   final AtomicBoolean closed = new AtomicBoolean();
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   volatile ScheduledFuture<?> expiryCheck;
+  /** Whether the watchdog's last call to renew this lease failed (see {@link io.relock.RelockStats}). */
+  volatile boolean renewalFailed;
 
-  HeldLease(LockState state, String owner, long token, long leaseNanos, long driftNanos, boolean renewed,
+  HeldLease(LockState state, String owner, long token, long serial, long leaseNanos, long driftNanos, boolean renewed,
       long threadId, long validUntilNanos) {
     this.engine = state.engine;
     this.state = state;
     this.keys = state.keys;
+    this.holdKey = state.kind.holdKey(state.keys, owner);
     this.owner = owner;
     this.token = token;
+    this.serial = serial;
     this.leaseNanos = leaseNanos;
     this.driftNanos = driftNanos;
     this.renewed = renewed;
@@ -158,6 +172,8 @@ final class HeldLease implements LockLease {
       lostReason = reason;
     }
     if (lostReported.compareAndSet(false, true)) {
+      String why = lostReason;
+      engine.listeners.emit(l -> l.leaseLost(keys.name(), why));
       for (Runnable l : listeners) {
         if (listeners.remove(l)) {
           engine.runListenerHere(keys.name(), l);
@@ -168,7 +184,7 @@ final class HeldLease implements LockLease {
 
   /** The Redis Cluster slot of the lock's keys. */
   int slot() {
-    return Slots.slotOf(keys.lock());
+    return Slots.slotOf(holdKey);
   }
 
   @Override

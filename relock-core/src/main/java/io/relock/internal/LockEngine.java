@@ -70,18 +70,26 @@ public final class LockEngine {
   private final ScheduledThreadPoolExecutor scheduler;
   private final ExecutorService events;
   private final WatchdogRenewer watchdog;
+  private final LockInspector inspector;
   /** The state of every name this client has something under way for, by lock key. */
   private final ConcurrentHashMap<String, LockState> states = new ConcurrentHashMap<>();
   /** Numbers every acquisition's owner id, so no two acquisitions ever share one. */
   private final AtomicLong owners = new AtomicLong();
   private final AtomicBoolean closing = new AtomicBoolean();
+  /** The fence retention in milliseconds, as the scripts take it. */
+  private final String fenceRetention;
+  final Listeners listeners = new Listeners();
+  /** See {@link io.relock.RelockStats}: holds from acquisition until release starts, acquisitions under way. */
+  final java.util.concurrent.atomic.AtomicInteger holds = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger acquiring = new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean closed;
   private volatile boolean terminated;
 
   private LockEngine(RedisDriver driver, RelockSettings settings, String where) {
     this.driver = driver;
     this.settings = settings;
-    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where);
+    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where, listeners);
+    this.fenceRetention = Long.toString(settings.fenceRetention().toMillis());
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
     this.clientId = HexFormat.of().formatHex(id);
@@ -94,7 +102,8 @@ public final class LockEngine {
     this.sharded = driver.hasShardedPubSub();
     this.grantChannel = sharded ? SHARDED_CHANNEL : channel;
     this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck,
-        driver.isClustered());
+        driver.isClustered(), listeners, fenceRetention);
+    this.inspector = new LockInspector(driver, scripts, settings);
   }
 
   /**
@@ -124,10 +133,17 @@ public final class LockEngine {
       throw new RelockException("interrupted while subscribing to " + engine.channel, e);
     } catch (ExecutionException | TimeoutException e) {
       engine.shutdown();
-      throw new RelockException("could not subscribe to notification channel " + engine.channel, e);
+      // The cause's text says why (NOPERM for a channel the user's ACL does not allow).
+      throw new RelockException("could not subscribe to notification channel " + engine.channel + ": "
+          + Uris.redact(String.valueOf(unchecked(e instanceof ExecutionException ? e.getCause() : e).getMessage())), e);
     }
     driver.onReconnect(engine::reconnected);
-    ServerCheck.warnAboutEviction(engine.scripts, settings);
+    try {
+      ServerCheck.check(engine.scripts, settings, where);
+    } catch (RelockException e) {
+      engine.shutdown();
+      throw e;
+    }
     engine.watchdog.start();
     return engine;
   }
@@ -146,6 +162,30 @@ public final class LockEngine {
 
   public RelockSettings settings() {
     return settings;
+  }
+
+  /** Reads locks for {@link io.relock.Relock#inspect} and {@link io.relock.Relock#list}. */
+  public LockInspector inspector() {
+    return inspector;
+  }
+
+  public void addListener(io.relock.RelockListener listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  public void removeListener(io.relock.RelockListener listener) {
+    listeners.remove(listener);
+  }
+
+  public io.relock.RelockStats stats() {
+    return new io.relock.RelockStats(holds.get(), acquiring.get(), watchdog.leasesAtRisk());
+  }
+
+  /** One round trip to Redis (the server check script); throws {@link RelockException} if it fails. */
+  public Duration ping() {
+    long began = System.nanoTime();
+    await(scripts.run(Scripts.SERVER_INFO, List.of(), List.of(), "(ping)"));
+    return Duration.ofNanos(System.nanoTime() - began);
   }
 
   LockKeys keys(String name) {
@@ -167,10 +207,10 @@ public final class LockEngine {
 
   // ---- states -------------------------------------------------------------------------------
 
-  /** The state for {@code keys}, created if needed, with one more reference. */
-  private LockState ref(LockKeys keys) {
-    return states.compute(keys.lock(), (k, s) -> {
-      LockState state = s != null ? s : new LockState(this, keys);
+  /** The state of lock {@code keys} of {@code kind}, created if needed, with one more reference. */
+  private LockState ref(LockKind kind, LockKeys keys) {
+    return states.compute(kind.stateKey(keys), (k, s) -> {
+      LockState state = s != null ? s : new LockState(this, kind, keys);
       state.refs++;
       return state;
     });
@@ -179,7 +219,7 @@ public final class LockEngine {
   /** Drops one reference; a state with none left is forgotten (and stops hearing its grants). */
   void unref(LockState state) {
     boolean[] dropped = new boolean[1];
-    states.computeIfPresent(state.keys.lock(), (k, s) -> {
+    states.computeIfPresent(state.stateKey, (k, s) -> {
       if (s != state || --s.refs > 0) {
         return s;
       }
@@ -215,7 +255,7 @@ public final class LockEngine {
       if (e != null) {
         log.warn("could not subscribe to {}: {}; waiters re-check on their timers", ch, e.getMessage());
       }
-      LockState now = states.get(state.keys.lock());
+      LockState now = states.get(state.stateKey);
       if (now != null) {
         now.post(now::reconnected);
       }
@@ -251,9 +291,19 @@ public final class LockEngine {
    * @param wait null to wait without limit, zero for one attempt
    * @param lease null for the default lease, renewed by the watchdog
    */
-  Pending acquire(String name, long threadId, Duration wait, Duration lease) {
+  Pending acquire(LockKind kind, String name, long threadId, Duration wait, Duration lease) {
     if (closed) {
       throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
+    }
+    String companion = null;
+    if (threadId >= 0 && kind == LockKind.WRITE && threadHold(LockKind.READ, name, threadId) != null) {
+      throw new IllegalMonitorStateException("the current thread holds the read lock of '" + name + "': taking the"
+          + " write lock too would wait for itself; unlock the read lock first (a writer may take the read lock,"
+          + " not the reverse)");
+    }
+    if (threadId >= 0 && kind == LockKind.READ) {
+      HeldLease writing = threadHold(LockKind.WRITE, name, threadId);
+      companion = writing == null ? null : writing.owner;
     }
     boolean renewed = lease == null;
     if (!renewed && settings.redlockRestartDelay() != null && lease.compareTo(settings.redlockRestartDelay()) > 0) {
@@ -262,12 +312,14 @@ public final class LockEngine {
           + " raise redlockRestartDelay(...) or shorten the lease");
     }
     long leaseMillis = (renewed ? settings.defaultLease() : lease).toMillis();
-    LockState state = ref(keys(name));
+    LockState state = ref(kind, keys(name));
     // Unique per acquisition, thread style included: a late grant notification or reply can then
     // never be mistaken for a later acquisition's.
     long n = owners.incrementAndGet();
     String owner = threadId >= 0 ? clientId + ":t" + threadId + "." + n : clientId + ":l" + n;
-    Acquisition a = new Acquisition(this, state, owner, threadId, wait, leaseMillis, renewed);
+    Acquisition a = new Acquisition(this, state, owner, threadId, companion, wait, leaseMillis, renewed);
+    acquiring.incrementAndGet();
+    a.result.whenComplete((h, e) -> acquiring.decrementAndGet());
     state.post(() -> state.start(a));
     return new Pending(a);
   }
@@ -319,12 +371,13 @@ public final class LockEngine {
   CompletableFuture<List<Object>> runAcquire(Acquisition a, String owner, String mode, long entryMillis) {
     boolean reentry = "reenter".equals(mode);
     boolean acked = settings.replicaAcks() > 0 && !reentry && !"abandon".equals(mode);
-    List<String> args = List.of(owner, Long.toString(a.leaseMillis), mode, Long.toString(entryMillis),
-        grantChannel, fenceRetentionMillis(), Long.toString(claimMillis()), acked ? "1" : "0");
+    LockKind kind = a.state.kind;
+    List<String> args = kind.acquireArgs(owner, a.leaseMillis, mode, fenceRetention, entryMillis, claimMillis(), acked,
+        grantChannel, a.companion);
     if (settings.replicaAcks() == 0 || reentry) {
-      return scripts.run(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name());
+      return scripts.run(kind.acquireScript(), a.state.scriptKeys, args, a.state.keys.name());
     }
-    return scripts.runReplicated(Scripts.ACQUIRE, a.state.keys.all(), args, a.state.keys.name(),
+    return scripts.runReplicated(kind.acquireScript(), a.state.scriptKeys, args, a.state.keys.name(),
         acked ? settings.replicaAcks() : 0, settings.replicaAckTimeout()).thenApply(r -> {
           List<Object> reply = new ArrayList<>(r.reply());
           while (reply.size() < ACKS_INDEX) {
@@ -344,9 +397,10 @@ public final class LockEngine {
   }
 
   CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, Acquisition successor, boolean ahead) {
-    List<String> args = List.of(h.owner, fenceRetentionMillis(), all ? "1" : "0",
-        successor == null ? "" : successor.owner, ahead ? "1" : "0");
-    return scripts.run(Scripts.RELEASE, h.keys.all(), args, h.lockName());
+    LockKind kind = h.state.kind;
+    List<String> args = kind.releaseArgs(h.owner, all, fenceRetention, successor == null ? null : successor.owner,
+        ahead);
+    return scripts.run(kind.releaseScript(), h.state.scriptKeys, args, h.lockName());
   }
 
   /**
@@ -356,10 +410,6 @@ public final class LockEngine {
    */
   long claimMillis() {
     return 2 * settings.recheckInterval().toMillis();
-  }
-
-  private String fenceRetentionMillis() {
-    return Long.toString(settings.fenceRetention().toMillis());
   }
 
   /**
@@ -372,11 +422,11 @@ public final class LockEngine {
   }
 
   /** Turns a successful acquisition into a hold and starts keeping it alive (or watching it). */
-  HeldLease acquired(Acquisition a, long token, long validFromNanos, boolean handedOff) {
+  HeldLease acquired(Acquisition a, long token, long serial, long validFromNanos, boolean handedOff) {
     Duration lease = Duration.ofMillis(a.leaseMillis);
     long drift = settings.driftFor(lease).toNanos();
     boolean claimed = handedOff && a.leaseMillis > claimMillis();
-    HeldLease h = new HeldLease(a.state, a.owner, token, lease.toNanos(), drift, a.renewed, a.threadId,
+    HeldLease h = new HeldLease(a.state, a.owner, token, serial, lease.toNanos(), drift, a.renewed, a.threadId,
         handedOff ? claimEndsNanos(a.leaseMillis, validFromNanos) : validFromNanos + lease.toNanos() - drift);
     if (h.renewed) {
       watchdog.add(h);
@@ -404,7 +454,7 @@ public final class LockEngine {
     long sent = System.nanoTime();
     long leaseMillis = TimeUnit.NANOSECONDS.toMillis(h.leaseNanos);
     long px = h.renewed ? leaseMillis : Math.max(1, leaseMillis - TimeUnit.NANOSECONDS.toMillis(sent - grantedNanos));
-    scripts.run(Scripts.RENEW, List.of(h.keys.lock()), List.of(Long.toString(px), h.owner), h.lockName())
+    scripts.run(Scripts.RENEW, List.of(h.holdKey), List.of(Long.toString(px), h.owner, fenceRetention), h.lockName())
         .whenComplete((reply, error) -> {
           if (error != null) {
             long left = h.validUntilNanos() - System.nanoTime();
@@ -468,6 +518,8 @@ public final class LockEngine {
   void leaseLost(HeldLease h) {
     watchdog.remove(h);
     log.warn("lease on lock '{}' (token {}) lost: {}", h.lockName(), h.token, h.lostReason());
+    String reason = h.lostReason();
+    listeners.emit(l -> l.leaseLost(h.lockName(), reason));
   }
 
   /** Runs a listener on the calling thread; a throwing listener is logged. */
@@ -496,8 +548,9 @@ public final class LockEngine {
   // ---- notifications and reconnects ---------------------------------------------------------
 
   /**
-   * A grant: {@code "<token> <owner> <lock key>"}, published by the releasing script; or, from a
-   * Redlock node, {@code "free <lock key>"}: the lock was freed there, waiters try again.
+   * A grant: {@code "<token> <owner> <state key>"}, published by the releasing script (the state key
+   * is the lock key, with a suffix for the shared kinds: see {@link LockKind#stateKey}); or, from
+   * a Redlock node, {@code "free <lock key>"}: the lock was freed there, waiters try again.
    */
   private void onNotification(String message) {
     if (message.startsWith(FREED)) {
@@ -509,13 +562,19 @@ public final class LockEngine {
     }
     int first = message.indexOf(' ');
     int second = message.indexOf(' ', first + 1);
+    long serial;
     long token;
     try {
-      token = Long.parseLong(message.substring(0, Math.max(0, first)));
+      // "<serial>" where the grant's serial is its token, else "<serial>:<token>" (a read lock's)
+      String head = message.substring(0, Math.max(0, first));
+      int colon = head.indexOf(':');
+      serial = Long.parseLong(colon < 0 ? head : head.substring(0, colon));
+      token = colon < 0 ? serial : Long.parseLong(head.substring(colon + 1));
     } catch (NumberFormatException e) {
+      serial = -1;
       token = -1;
     }
-    if (first < 0 || second < 0 || token < 0) {
+    if (first < 0 || second < 0 || token < 0 || serial < 0) {
       log.warn("ignoring malformed notification '{}'", message);
       return;
     }
@@ -523,18 +582,20 @@ public final class LockEngine {
     if (log.isTraceEnabled()) {
       log.trace("{} notified {}", owner, message);
     }
-    String lockKey = message.substring(second + 1);
+    String stateKey = message.substring(second + 1);
     if (!owner.startsWith(ownerPrefix)) {
       // Another client's grant: a lock's sharded channel carries the grants of every client that
       // waits for it. Never treat it as an orphan of ours (withdrawing it would free their lock).
       return;
     }
-    LockState state = states.get(lockKey);
+    LockState state = states.get(stateKey);
     if (state != null) {
+      long grantedSerial = serial;
       long granted = token;
-      state.post(() -> state.granted(owner, granted));
+      state.post(() -> state.granted(owner, grantedSerial, granted));
     } else if (!closed) {
-      withdrawOrphan(LockKeys.ofLockKey(lockKey, lockKey), owner);
+      String lockKey = LockKind.lockKeyOf(stateKey);
+      withdrawOrphan(LockKind.ofStateKey(stateKey), LockKeys.ofLockKey(lockKey, lockKey), owner);
     }
   }
 
@@ -544,24 +605,24 @@ public final class LockEngine {
    * are unique, so this never touches anyone else's hold. Tried again while Redis is unreachable,
    * for up to a lease.
    */
-  void withdrawOrphan(LockKeys keys, String owner) {
+  void withdrawOrphan(LockKind kind, LockKeys keys, String owner) {
     long giveUpAt = System.nanoTime() + settings.defaultLease().toNanos();
-    withdrawOrphan(keys, owner, giveUpAt, 0);
+    withdrawOrphan(kind, keys, owner, giveUpAt, 0);
   }
 
-  private void withdrawOrphan(LockKeys keys, String owner, long giveUpAt, int attempt) {
+  private void withdrawOrphan(LockKind kind, LockKeys keys, String owner, long giveUpAt, int attempt) {
     if (log.isTraceEnabled()) {
       log.trace("{} withdraw orphan of {}", owner, keys.name());
     }
     // Lease, entry lifetime and claim are not read by 'abandon'.
-    List<String> args = List.of(owner, "1", "abandon", "1", grantChannel, fenceRetentionMillis(), "1");
-    scripts.run(Scripts.ACQUIRE, keys.all(), args, keys.name())
+    List<String> args = kind.acquireArgs(owner, 1, "abandon", fenceRetention, 1, 1, false, grantChannel, null);
+    scripts.run(kind.acquireScript(), ScriptCalls.keys(keys), args, keys.name())
         .whenComplete((r, e) -> {
           if (e == null) {
             return;
           }
           if (ScriptRunner.isTransient(e) && !terminated && System.nanoTime() - giveUpAt < 0) {
-            schedule(Retry.backoffNanos(attempt), () -> withdrawOrphan(keys, owner, giveUpAt, attempt + 1));
+            schedule(Retry.backoffNanos(attempt), () -> withdrawOrphan(kind, keys, owner, giveUpAt, attempt + 1));
           } else {
             log.warn("could not withdraw orphaned owner of lock '{}': {}", keys.name(), e.getMessage());
           }
@@ -590,9 +651,8 @@ public final class LockEngine {
   }
 
   /** {@code unlock()} by the calling thread. */
-  void unlock(String name, long threadId) {
-    LockKeys keys = keys(name);
-    LockState state = states.get(keys.lock());
+  void unlock(LockKind kind, String name, long threadId) {
+    LockState state = states.get(kind.stateKey(keys(name)));
     if (state == null || !state.threadHolds.containsKey(threadId)) {
       if (closed) {
         throw new RelockException("client is closed; it released lock '" + name + "' when it closed");
@@ -629,30 +689,64 @@ public final class LockEngine {
 
   // ---- inspection ---------------------------------------------------------------------------
 
-  boolean isLocked(String name) {
-    LockKeys k = keys(name);
-    List<Object> reply = await(scripts.run(Scripts.INSPECT, List.of(k.lock(), k.fence(), k.queue()), List.of(), name));
-    return !"".equals(reply.get(0));
+  /** Whether any owner holds lock {@code name} of {@code kind} (for a read lock: any reader). */
+  boolean isLocked(LockKind kind, String name) {
+    List<String> k = ScriptCalls.keys(keys(name));
+    if (kind == LockKind.EXCLUSIVE) {
+      return !"".equals(await(scripts.run(Scripts.INSPECT, k, List.of(), name)).get(0));
+    }
+    return (Long) await(scripts.run(Scripts.READWRITE_STATE, k, List.of("inspect", lane(kind), fenceRetention), name))
+        .get(0) > 0;
   }
 
-  boolean forceUnlock(String name) {
-    LockKeys k = keys(name);
-    List<Object> reply = await(scripts.run(Scripts.FORCE_UNLOCK, k.all(), List.of(fenceRetentionMillis()), name));
-    return (Long) reply.get(0) == 1L;
+  /** Ends every hold of lock {@code name} of {@code kind}; whether there was one. */
+  boolean forceUnlock(LockKind kind, String name) {
+    List<String> k = ScriptCalls.keys(keys(name));
+    if (kind == LockKind.EXCLUSIVE) {
+      return (Long) await(scripts.run(Scripts.FORCE_UNLOCK, k, List.of(fenceRetention), name)).get(0) == 1L;
+    }
+    return (Long) await(scripts.run(Scripts.READWRITE_STATE, k, List.of("force", lane(kind), fenceRetention), name))
+        .get(0) > 0;
   }
 
-  int holdCount(String name, long threadId) {
-    HeldLease h = threadHold(name, threadId);
+  private static String lane(LockKind kind) {
+    if (kind != LockKind.READ && kind != LockKind.WRITE) {
+      throw new IllegalArgumentException("not a read-write lock's lane: " + kind);
+    }
+    return kind == LockKind.READ ? "r" : "w";
+  }
+
+  /** Free permits of semaphore {@code name}, declared with {@code permits}, as Redis counts them now. */
+  int availablePermits(String name, int permits) {
+    List<Object> reply = await(scripts.run(Scripts.SEMAPHORE_PERMITS, ScriptCalls.keys(keys(name)),
+        List.of(Integer.toString(permits)), name));
+    return ((Long) reply.get(0)).intValue();
+  }
+
+  /**
+   * Refuses, naming the reason, a kind that the topology cannot give: Redlock runs exclusive locks
+   * only (a quorum of independent masters has no shared holder sets or queues to agree on).
+   */
+  void requireSharedKinds(String what) {
+    if (driver instanceof RedlockDriver) {
+      throw new UnsupportedOperationException(what + " needs one Redis, a Sentinel-managed primary or a Redis"
+          + " Cluster: on Redlock masters relock offers exclusive locks and multi-locks only (a semaphore's holders and"
+          + " a read-write lock's readers would need a quorum protocol of their own)");
+    }
+  }
+
+  int holdCount(LockKind kind, String name, long threadId) {
+    HeldLease h = threadHold(kind, name, threadId);
     return h == null ? 0 : h.threadHolds;
   }
 
-  boolean isHeldBy(String name, long threadId) {
-    HeldLease h = threadHold(name, threadId);
+  boolean isHeldBy(LockKind kind, String name, long threadId) {
+    HeldLease h = threadHold(kind, name, threadId);
     return h != null && h.isValid();
   }
 
-  private HeldLease threadHold(String name, long threadId) {
-    LockState state = states.get(keys(name).lock());
+  private HeldLease threadHold(LockKind kind, String name, long threadId) {
+    LockState state = states.get(kind.stateKey(keys(name)));
     return state == null ? null : state.threadHolds.get(threadId);
   }
 

@@ -29,7 +29,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class LockState {
   final LockEngine engine;
+  /** What kind of lock this is (exclusive, a semaphore, a read-write lock's lane). */
+  final LockKind kind;
   final LockKeys keys;
+  /** Where the engine keeps this state, and what grant notifications name (see {@link LockKind#stateKey}). */
+  final String stateKey;
+  /** The keys the lock scripts are given (see {@link ScriptCalls#keys}). */
+  final java.util.List<String> scriptKeys;
   private final Mailbox mailbox = new Mailbox();
 
   /** References held by acquisitions, holds and releases; changed only inside the engine's map. */
@@ -47,9 +53,12 @@ final class LockState {
   /** Releases in a row that passed the lock straight to a waiter of this client. */
   private int passes;
 
-  LockState(LockEngine engine, LockKeys keys) {
+  LockState(LockEngine engine, LockKind kind, LockKeys keys) {
     this.engine = engine;
+    this.kind = kind;
     this.keys = keys;
+    this.stateKey = kind.stateKey(keys);
+    this.scriptKeys = ScriptCalls.keys(keys);
   }
 
   void post(Runnable event) {
@@ -65,7 +74,7 @@ final class LockState {
       a.fail(engine.closedError(keys.name()));
       return;
     }
-    HeldLease mine = a.threadId >= 0 ? threadHolds.get(a.threadId) : null;
+    HeldLease mine = a.threadId >= 0 && kind.reentrant() ? threadHolds.get(a.threadId) : null;
     if (mine != null) {
       a.startReentry(mine);
       return;
@@ -73,6 +82,10 @@ final class LockState {
     byOwner.put(a.owner, a);
     if (a.isZeroWait()) {
       a.startAttempt();
+      return;
+    }
+    if (!kind.queuesLocally()) {
+      a.becomeHead(); // every waiter of a shared kind waits in Redis, which may grant several at once
       return;
     }
     queue.addLast(a);
@@ -123,13 +136,13 @@ final class LockState {
   }
 
   /** A grant notification: the previous holder's release handed the lock to {@code owner}. */
-  void granted(String owner, long token) {
+  void granted(String owner, long serial, long token) {
     Acquisition a = byOwner.get(owner);
     if (a != null) {
-      a.granted(token);
-    } else if (!knowsGrant(owner, token)) {
+      a.granted(serial, token);
+    } else if (!knowsGrant(owner, serial)) {
       // Granted to an acquisition this client no longer has: hand the lock on rather than leave it.
-      engine.withdrawOrphan(keys, owner);
+      engine.withdrawOrphan(kind, keys, owner);
     }
   }
 
@@ -142,14 +155,14 @@ final class LockState {
    * and make the release report a loss. A grant with a later token is another one: Redis granted
    * the owner again after its hold had ended, and withdrawing that one is right.
    */
-  private boolean knowsGrant(String owner, long token) {
+  private boolean knowsGrant(String owner, long serial) {
     HeldLease h = holds.get(owner);
     if (h != null) {
-      return token <= h.token;
+      return serial <= h.serial;
     }
     for (Release r : releases) {
       if (r.all && r.hold.owner.equals(owner)) {
-        return token <= r.hold.token;
+        return serial <= r.hold.serial;
       }
     }
     return false;
@@ -212,10 +225,15 @@ final class LockState {
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
+    engine.holds.decrementAndGet();
+    if (engine.listeners.any()) {
+      java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - h.acquiredAtNanos);
+      engine.listeners.emit(l -> l.released(keys.name(), held));
+    }
     engine.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
-    Acquisition next = queue.peekFirst();
+    Acquisition next = kind.queuesLocally() ? queue.peekFirst() : null;
     Acquisition successor = next != null && next.isWaitingInRedis() ? next : null;
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
     start(new Release(this, h, true, successor, ahead, done));

@@ -3,28 +3,30 @@ package io.relock.internal;
 import io.relock.DistributedLock;
 import io.relock.LockLease;
 import io.relock.LockTimeoutException;
-import io.relock.RelockException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * {@link DistributedLock} over a {@link LockEngine}: argument checks and the blocking styles. Every
- * way of waiting ends in one of two ways: the caller gets the hold, or the acquisition is
- * withdrawn and the caller waits (ignoring interrupts, bounded) until Redis holds nothing of it.
+ * {@link DistributedLock} over a {@link LockEngine}: argument checks and the blocking styles, for an
+ * exclusive lock and for each lane of a read-write lock (see {@link LockKind}).
  */
 public final class RedisLock implements DistributedLock {
   private final LockEngine engine;
+  private final LockKind kind;
   private final String name;
 
+  /** The exclusive lock {@code name}. */
   public RedisLock(LockEngine engine, String name) {
+    this(engine, LockKind.EXCLUSIVE, name);
+  }
+
+  RedisLock(LockEngine engine, LockKind kind, String name) {
     this.engine = engine;
+    this.kind = kind;
     this.name = name;
   }
 
@@ -36,14 +38,14 @@ public final class RedisLock implements DistributedLock {
   @Override
   public LockLease acquire(Duration wait) {
     Checks.waitTime(wait);
-    return leaseOrThrow(engine.acquire(name, -1, wait, null));
+    return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, null), name);
   }
 
   @Override
   public LockLease acquire(Duration wait, Duration lease) {
     Checks.waitTime(wait);
     Checks.lease("lease", lease);
-    return leaseOrThrow(engine.acquire(name, -1, wait, lease));
+    return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, lease), name);
   }
 
   @Override
@@ -55,53 +57,15 @@ public final class RedisLock implements DistributedLock {
     }
   }
 
-  private LockLease leaseOrThrow(LockEngine.Pending p) {
-    try {
-      return awaitInterruptibly(p);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RelockException("interrupted while acquiring lock '" + name + "'", e);
-    }
-  }
-
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
     Checks.waitTime(wait);
-    LockEngine.Pending p = engine.acquire(name, -1, wait, null);
-    CompletableFuture<LockLease> user = new CompletableFuture<>();
-    user.whenComplete((lease, error) -> {
-      if (user.isCancelled()) {
-        // A hold that won the race with the cancel is nobody's: release it.
-        p.withdraw(new CancellationException("acquireAsync cancelled"))
-            .thenAccept(won -> {
-              if (won != null) {
-                engine.abandonLease(won);
-              }
-            });
-      }
-    });
-    p.result().whenComplete((lease, error) -> {
-      try {
-        engine.onEventThread(() -> {
-          if (error != null) {
-            user.completeExceptionally(LockEngine.unchecked(error));
-          } else if (!user.complete(lease)) {
-            engine.abandonLease(lease);
-          }
-        });
-      } catch (RejectedExecutionException closed) {
-        user.completeExceptionally(new RelockException("client closed while acquiring lock '" + name + "'"));
-        if (lease != null) {
-          engine.abandonLease(lease);
-        }
-      }
-    });
-    return user;
+    return Waiting.leaseAsync(engine, engine.acquire(kind, name, -1, wait, null), name);
   }
 
   @Override
   public void lock() {
-    awaitUninterruptibly(engine.acquire(name, threadId(), null, null));
+    Waiting.uninterruptibly(engine.acquire(kind, name, threadId(), null, null));
   }
 
   @Override
@@ -109,7 +73,7 @@ public final class RedisLock implements DistributedLock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    awaitInterruptibly(engine.acquire(name, threadId(), null, null));
+    Waiting.interruptibly(engine, engine.acquire(kind, name, threadId(), null, null), name);
   }
 
   /**
@@ -119,7 +83,7 @@ public final class RedisLock implements DistributedLock {
   @Override
   public boolean tryLock() {
     try {
-      awaitUninterruptibly(engine.acquire(name, threadId(), Duration.ZERO, null));
+      Waiting.uninterruptibly(engine.acquire(kind, name, threadId(), Duration.ZERO, null));
       return true;
     } catch (LockTimeoutException e) {
       return false;
@@ -134,7 +98,7 @@ public final class RedisLock implements DistributedLock {
     }
     Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
     try {
-      awaitInterruptibly(engine.acquire(name, threadId(), wait, null));
+      Waiting.interruptibly(engine, engine.acquire(kind, name, threadId(), wait, null), name);
       return true;
     } catch (LockTimeoutException e) {
       return false;
@@ -143,7 +107,7 @@ public final class RedisLock implements DistributedLock {
 
   @Override
   public void unlock() {
-    engine.unlock(name, threadId());
+    engine.unlock(kind, name, threadId());
   }
 
   @Override
@@ -153,54 +117,31 @@ public final class RedisLock implements DistributedLock {
 
   @Override
   public boolean isLocked() {
-    return engine.isLocked(name);
+    return engine.isLocked(kind, name);
   }
 
   @Override
   public boolean isHeldByCurrentThread() {
-    return engine.isHeldBy(name, threadId());
+    return engine.isHeldBy(kind, name, threadId());
   }
 
   @Override
   public int getHoldCount() {
-    return engine.holdCount(name, threadId());
+    return engine.holdCount(kind, name, threadId());
   }
 
   @Override
   public boolean forceUnlock() {
-    return engine.forceUnlock(name);
+    return engine.forceUnlock(kind, name);
   }
 
   @Override
   public String toString() {
-    return "DistributedLock[" + name + "]";
-  }
-
-  /**
-   * Waits for the acquisition; on interrupt withdraws it (waiting until Redis holds nothing of it)
-   * and throws, unless it had succeeded first: then the caller gets the hold, interrupt flag set.
-   */
-  private HeldLease awaitInterruptibly(LockEngine.Pending p) throws InterruptedException {
-    try {
-      return p.result().get();
-    } catch (ExecutionException e) {
-      throw LockEngine.unchecked(e.getCause());
-    } catch (InterruptedException e) {
-      HeldLease won = engine.withdrawAndWait(p, "interrupted while acquiring lock '" + name + "'");
-      if (won != null) {
-        Thread.currentThread().interrupt();
-        return won;
-      }
-      throw e;
-    }
-  }
-
-  private static void awaitUninterruptibly(LockEngine.Pending p) {
-    LockEngine.await(p.result());
+    return kind == LockKind.EXCLUSIVE ? "DistributedLock[" + name + "]" : "DistributedLock[" + name + ", " + kind + "]";
   }
 
   @SuppressWarnings("deprecation") // Thread.getId(): threadId() needs Java 19; both are unique per thread.
-  private static long threadId() {
+  static long threadId() {
     return Thread.currentThread().getId();
   }
 }

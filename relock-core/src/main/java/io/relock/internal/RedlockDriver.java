@@ -137,6 +137,16 @@ final class RedlockDriver implements RedisDriver {
     return majority;
   }
 
+  /** The masters, for reads that must see each one's answer ({@link LockInspector}). */
+  List<Node> nodes() {
+    return nodes;
+  }
+
+  /** Each master's fence key (see redlock_acquire.lua). */
+  String fenceKey() {
+    return fenceKey;
+  }
+
   // ---- the RedisDriver the engine sees ------------------------------------------------------
 
   @Override
@@ -215,14 +225,15 @@ final class RedlockDriver implements RedisDriver {
 
   /** See acquire.lua for the arguments and the replies the engine expects. */
   private CompletableFuture<List<Object>> acquire(List<String> keys, List<String> args) {
-    String owner = args.get(0);
-    long lease = Long.parseLong(args.get(1));
-    String mode = args.get(2);
+    ScriptCalls.Acquire call = ScriptCalls.Acquire.of(args);
+    String owner = call.owner();
+    long lease = call.leaseMillis();
+    String mode = call.mode();
     return switch (mode) {
-      case "reenter" -> reenter(keys, owner, args.get(1));
+      case "reenter" -> reenter(keys, owner, Long.toString(lease));
       case "abandon" -> releaseEverywhere(keys, owner).thenApply(v -> List.<Object>of(-1L, 0L, 0L));
-      case "try", "giveup" -> attempt(keys, owner, lease, "take", args, mode, true);
-      default -> attempt(keys, owner, lease, "wait", args, mode, true); // wait, recheck
+      case "try", "giveup" -> attempt(keys, owner, lease, "take", call, mode, true);
+      default -> attempt(keys, owner, lease, "wait", call, mode, true); // wait, recheck
     };
   }
 
@@ -254,16 +265,17 @@ final class RedlockDriver implements RedisDriver {
   }
 
   private CompletableFuture<List<Object>> attempt(List<String> keys, String owner, long lease, String nodeMode,
-      List<String> args, String mode, boolean mayMark) {
+      ScriptCalls.Acquire call, String mode, boolean mayMark) {
     long started = System.nanoTime();
     String leaseArg = Long.toString(lease);
     String attempt = Long.toString(attempts.incrementAndGet());
-    return onEveryNode(n -> runAcquire(n, keys, owner, leaseArg, nodeMode, args.get(3), args.get(4), attempt), keys)
+    return onEveryNode(n -> runAcquire(n, keys, owner, leaseArg, nodeMode, Long.toString(call.entryMillis()),
+        call.channel(), attempt), keys)
         .thenCompose(answers -> {
           List<Answer> unmarked = answers.stream().filter(a -> a.code() == -9).toList();
           if (!unmarked.isEmpty() && mayMark) {
             return mark(unmarked, answers).thenCompose(marked -> marked
-                ? attempt(keys, owner, lease, nodeMode, args, mode, false)
+                ? attempt(keys, owner, lease, nodeMode, call, mode, false)
                 : decide(keys, owner, attempt, lease, mode, started, answers));
           }
           return decide(keys, owner, attempt, lease, mode, started, answers);
@@ -458,16 +470,16 @@ final class RedlockDriver implements RedisDriver {
   // ---- release.lua, renew.lua, inspect.lua, force_unlock.lua --------------------------------
 
   /**
-   * See release.lua: ARGV owner, retention, all, successor (ignored: no hand-over here), ahead.
-   * Every hold at once: {@link #releaseAll}; here, one of several holds is dropped on every node.
+   * See release.lua (its successor is ignored: no hand-over here). Every hold at once: {@link
+   * #releaseAll}; here, one of several holds is dropped on every node.
    */
   private CompletableFuture<List<Object>> release(List<String> keys, List<String> args) {
-    String owner = args.get(0);
-    String all = args.get(2);
-    if ("1".equals(all)) {
+    ScriptCalls.Release call = ScriptCalls.Release.of(args);
+    String owner = call.owner();
+    if (call.all()) {
       return releaseAll(keys, owner);
     }
-    return onEveryNode(n -> runRelease(n, keys, owner, all, "0", ""), keys)
+    return onEveryNode(n -> runRelease(n, keys, owner, "0", "0", ""), keys)
         .thenApply(answers -> {
       int released = 0;
       int unknown = 0;
@@ -625,23 +637,32 @@ final class RedlockDriver implements RedisDriver {
     });
   }
 
-  /** See server_info.lua: the answer of a master whose eviction policy could delete a lock, if any. */
+  /**
+   * See server_info.lua: for each figure the worst any master reported: an eviction policy that
+   * could delete a lock if one has it, and the oldest version.
+   */
   private CompletableFuture<List<Object>> serverInfo(List<String> keys, List<String> args) {
     return onEveryNode(n -> answer(n, n.scripts().run(Scripts.SERVER_INFO, keys, args, "(server check)")), keys)
         .thenApply(answers -> {
-          List<Object> first = null;
+          String policy = null;
+          String version = null;
           for (Answer a : answers) {
-            if (a.reply() != null) {
-              if (ServerCheck.evicts(String.valueOf(a.reply().get(0)))) {
-                return a.reply();
-              }
-              first = first == null ? a.reply() : first;
+            if (a.reply() == null) {
+              continue;
+            }
+            String p = String.valueOf(a.reply().get(0));
+            String v = a.reply().size() > 1 ? String.valueOf(a.reply().get(1)) : "";
+            if (policy == null || ServerCheck.evicts(p)) {
+              policy = p;
+            }
+            if (version == null || ServerCheck.tooOld(v)) {
+              version = v;
             }
           }
-          if (first == null) {
+          if (policy == null) {
             throw new RedlockUnavailableException("no Redlock master answered the server check");
           }
-          return first;
+          return List.<Object>of(policy, version);
         });
   }
 
@@ -649,7 +670,7 @@ final class RedlockDriver implements RedisDriver {
 
   private CompletableFuture<Answer> runAcquire(Node n, List<String> keys, String owner, String lease, String mode,
       String entryMillis, String channel, String attempt) {
-    return answer(n, n.scripts().run(NODE_ACQUIRE, List.of(keys.get(0), keys.get(2), markerKey, fenceKey),
+    return answer(n, n.scripts().run(NODE_ACQUIRE, List.of(keys.get(0), freedChannelsKey(keys), markerKey, fenceKey),
         List.of(owner, lease, mode, entryMillis, channel, attempt), keys.get(0)));
   }
 
@@ -693,8 +714,16 @@ final class RedlockDriver implements RedisDriver {
 
   private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force,
       String attempt) {
-    return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), keys.get(2)),
+    return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), freedChannelsKey(keys)),
         List.of(owner, all, force, attempt), keys.get(0)));
+  }
+
+  /**
+   * Where a master keeps the channels to tell when it frees the lock (see redlock_acquire.lua): the
+   * key a single Redis keeps the lock's queue under, unused by Redlock otherwise.
+   */
+  private static String freedChannelsKey(List<String> keys) {
+    return keys.get(0) + ":q";
   }
 
   private static CompletableFuture<Answer> answer(Node n, CompletableFuture<List<Object>> call) {

@@ -25,7 +25,15 @@ final class ScriptRunner {
   /** " (on <topology>)" for messages, or "". */
   private final String on;
 
+  /** Who hears about each call; null for a Redlock master's own runner (its engine's runner reports the call). */
+  private final Listeners listeners;
+
   ScriptRunner(RedisDriver driver, Duration timeout, String where) {
+    this(driver, timeout, where, null);
+  }
+
+  ScriptRunner(RedisDriver driver, Duration timeout, String where, Listeners listeners) {
+    this.listeners = listeners;
     this.driver = driver;
     this.timeout = timeout;
     this.driverTimesOut = driver.timesOutCommands();
@@ -50,9 +58,25 @@ final class ScriptRunner {
     return run(script, keys, what, sha -> driver.evalShaReplicated(sha, keys, args, replicas, waitTimeout));
   }
 
+  /**
+   * Runs {@code script}, which takes no keys, on every primary (see {@link
+   * RedisDriver#evalShaOnEveryPrimary}). The future fails only with {@link RelockException}.
+   */
+  CompletableFuture<java.util.Map<String, List<Object>>> runOnEveryPrimary(LuaScript script,
+      Function<String, List<String>> argsFor, String what) {
+    return run(script, List.of(), what, sha -> driver.evalShaOnEveryPrimary(sha, argsFor));
+  }
+
   private <T> CompletableFuture<T> run(LuaScript script, List<String> keys, String what,
       Function<String, CompletableFuture<T>> evalSha) {
     CompletableFuture<T> result = new CompletableFuture<>();
+    if (listeners != null && listeners.any()) {
+      long began = System.nanoTime();
+      result.whenComplete((reply, error) -> {
+        Duration took = Duration.ofNanos(System.nanoTime() - began);
+        listeners.emit(l -> l.redisCall(script.toString(), took, error));
+      });
+    }
     call(script, evalSha).whenComplete((reply, error) -> {
       if (error == null) {
         result.complete(reply);
@@ -138,6 +162,20 @@ final class ScriptRunner {
     }
   }
 
+  /**
+   * What a script's WRONGKIND error says (a name used as another kind of lock than it is, see
+   * holders.lua), without what Redis wraps around a script's error; null for any other error.
+   */
+  static String wrongKind(String message) {
+    int at = message == null ? -1 : message.indexOf("WRONGKIND ");
+    if (at < 0) {
+      return null;
+    }
+    String text = message.substring(at + "WRONGKIND ".length());
+    int wrapped = text.indexOf(" script: ");
+    return (wrapped < 0 ? text : text.substring(0, wrapped)).strip();
+  }
+
   private static Throwable unwrap(Throwable t) {
     while (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();
@@ -151,8 +189,12 @@ final class ScriptRunner {
     }
     String key = (keys.isEmpty() ? "" : " (key " + keys.get(0) + ")") + on;
     if (cause instanceof RedisReplyException) {
+      String kind = wrongKind(cause.getMessage());
+      if (kind != null) {
+        return new RelockException("lock '" + what + "'" + key + ": " + kind, cause);
+      }
       return new RelockException("Redis rejected " + script + " for lock '" + what + "'" + key + ": "
-          + cause.getMessage(), cause);
+          + cause.getMessage() + PermissionDenial.explain(script, cause.getMessage()), cause);
     }
     if (cause instanceof TimeoutException) {
       return new RelockException("Redis did not answer " + script + " for lock '" + what + "'" + key

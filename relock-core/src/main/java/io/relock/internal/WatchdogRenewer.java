@@ -46,6 +46,11 @@ final class WatchdogRenewer {
   private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
   private final Consumer<HeldLease> armExpiryCheck;
   private final boolean perSlot;
+  private final Listeners listeners;
+  /** How long a shared hold's kind marker is kept (see renew.lua), in milliseconds. */
+  private final String markerRetention;
+  /** Leases that had missed a renewal when the last tick began; see {@link io.relock.RelockStats}. */
+  private volatile int leasesAtRisk;
   private ScheduledFuture<?> task;
 
   /**
@@ -54,8 +59,10 @@ final class WatchdogRenewer {
    * @param perSlot whether batches must keep to one Redis Cluster slot each
    */
   WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis,
-      Consumer<HeldLease> armExpiryCheck, boolean perSlot) {
+      Consumer<HeldLease> armExpiryCheck, boolean perSlot, Listeners listeners, String markerRetention) {
     this.scripts = scripts;
+    this.listeners = listeners;
+    this.markerRetention = markerRetention;
     this.perSlot = perSlot;
     this.armExpiryCheck = armExpiryCheck;
     this.scheduler = scheduler;
@@ -94,12 +101,20 @@ final class WatchdogRenewer {
     return tickNanos;
   }
 
+  int leasesAtRisk() {
+    return leasesAtRisk;
+  }
+
   void tick() {
     long now = System.nanoTime();
     // One group of leases that a single script call may renew: all of them, or one slot's.
     Map<Integer, List<HeldLease>> groups = perSlot ? new TreeMap<>() : null;
     List<HeldLease> all = perSlot ? null : new ArrayList<>(leases.size());
+    int atRisk = 0;
     for (HeldLease lease : leases) {
+      if (lease.renewalFailed) {
+        atRisk++;
+      }
       // A lease renewed at the last tick has about two ticks left and needs no check; one whose
       // last renewal failed has about one, and the next tick would come too late for it.
       if (lease.expiryCheck == null && lease.validUntilNanos() - now < tickNanos + tickNanos / 2) {
@@ -111,6 +126,7 @@ final class WatchdogRenewer {
         all.add(lease);
       }
     }
+    leasesAtRisk = atRisk;
     List<List<HeldLease>> batches = new ArrayList<>();
     for (List<HeldLease> group : perSlot ? groups.values() : List.of(all)) {
       for (int i = 0; i < group.size(); i += BATCH) {
@@ -160,29 +176,37 @@ final class WatchdogRenewer {
 
   private CompletableFuture<?> renew(List<HeldLease> batch) {
     List<String> keys = new ArrayList<>(batch.size());
-    List<String> args = new ArrayList<>(batch.size() + 1);
+    List<String> args = new ArrayList<>(batch.size() + 2);
     args.add(Long.toString(leaseMillis));
     for (HeldLease lease : batch) {
-      keys.add(lease.keys.lock());
+      keys.add(lease.holdKey);
       args.add(lease.owner);
     }
+    args.add(markerRetention);
     long sent = System.nanoTime();
     String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
     return scripts.run(Scripts.RENEW, keys, args, what).whenComplete((reply, error) -> {
       if (error != null) {
         // Leases keep their deadlines; if renewals keep failing, the expiry checks report them lost.
         log.warn("watchdog could not renew {}: {}", what, error.getMessage());
+        batch.forEach(lease -> lease.renewalFailed = true);
+        listeners.emit(l -> l.renewalFailed(batch.size(), error));
         return;
       }
+      int renewed = 0;
       for (int i = 0; i < batch.size(); i++) {
         HeldLease lease = batch.get(i);
         if (((Long) reply.get(i)) == 1L) {
           lease.renewed(sent);
+          lease.renewalFailed = false;
+          renewed++;
         } else {
           leases.remove(lease);
           lease.lost("a renewal found the lock expired or held by another owner");
         }
       }
+      int count = renewed;
+      listeners.emit(l -> l.renewed(count));
     });
   }
 }

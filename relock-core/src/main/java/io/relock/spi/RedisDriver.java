@@ -1,8 +1,10 @@
 package io.relock.spi;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * What relock needs from a Redis client: run a loaded Lua script, load one, receive messages on a
@@ -51,6 +53,27 @@ public interface RedisDriver extends AutoCloseable {
   /** Whether {@link #evalShaReplicated} is implemented. Checked when a client is built. */
   default boolean supportsReplicaAcks() {
     return false;
+  }
+
+  /**
+   * {@code EVALSHA sha1 0 args...} once on every server that holds a share of the keyspace, for a
+   * script that must see every key, such as one that pages through {@code SCAN}: on a Redis
+   * Cluster, each primary that serves slots now; elsewhere the one server {@link #evalSha} reaches
+   * (the default). Each server is named by a string the driver keeps for it while it serves, such
+   * as its {@code host:port} ({@code ""} for the one server); {@code argsFor} gives the arguments
+   * for the server named, or null to leave that server out. Replies as for {@link #evalSha}. A
+   * failure on any server fails the whole call with that failure (NOSCRIPT included: core then
+   * loads the script and calls again).
+   *
+   * @return each server's reply, by its name
+   */
+  default CompletableFuture<Map<String, List<Object>>> evalShaOnEveryPrimary(String sha1,
+      Function<String, List<String>> argsFor) {
+    List<String> args = argsFor.apply("");
+    if (args == null) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    return evalSha(sha1, List.of(), args).thenApply(reply -> Map.of("", reply));
   }
 
   /** {@code SCRIPT LOAD script}; completes with the SHA1 Redis returns. */

@@ -1,12 +1,17 @@
 -- force_unlock.lua: free the lock whoever holds it, and hand it to the next waiter.
 --
--- KEYS[1] lock hash, KEYS[2] fence, KEYS[3] wait queue, KEYS[4] waiter table (see handoff.lua)
+-- KEYS[1] the lock; its fence, queue and waiter table are named after it (see fence.lua, queue.lua)
 -- ARGV[1] how long the fence key is kept after its last use, in milliseconds
 --
 -- Returns {held, handed}: held is 1 if an owner held the lock; handed is 1 if a waiter got it.
 
+-- @include lockvalue.lua
+-- @include fence.lua
+-- @include queue.lua
 -- @include handoff.lua
 
+-- A semaphore's or read-write lock's marker fails here (WRONGKIND): this script frees exclusive locks only.
+parse_lock(redis.call('GET', KEYS[1]))
 local held = redis.call('DEL', KEYS[1])
 local now_ms, now_us = server_time()
 if grant_next(now_ms, now_us, ARGV[1]) then

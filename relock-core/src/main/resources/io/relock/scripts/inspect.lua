@@ -1,18 +1,19 @@
 -- inspect.lua: read a lock's state without changing it.
 --
--- KEYS[1] lock hash, KEYS[2] fence, KEYS[3] wait queue (see handoff.lua)
+-- KEYS[1] the lock; its fence and queue are named after it (see fence.lua, queue.lua)
 -- No ARGV.
 --
 -- Returns {owner, hold count, fencing token, pttl ms, waiters, last token issued}:
 -- owner is '' and count, token 0 and pttl -2 when the lock is free.
 
-local owner = redis.call('HGET', KEYS[1], 'o')
+-- @include lockvalue.lua
+-- @include fence.lua
+-- @include queue.lua
+
+local owner, token, count = parse_lock(redis.call('GET', KEYS[1]))
+local waiters = redis.call('ZCARD', QUEUE)
+local last = read_fence()
 if not owner then
-  return {'', 0, 0, -2, redis.call('ZCARD', KEYS[3]), tonumber(redis.call('GET', KEYS[2]) or '0')}
+  return {'', 0, 0, -2, waiters, last}
 end
-return {owner,
-        tonumber(redis.call('HGET', KEYS[1], 'c')),
-        tonumber(redis.call('HGET', KEYS[1], 't')),
-        redis.call('PTTL', KEYS[1]),
-        redis.call('ZCARD', KEYS[3]),
-        tonumber(redis.call('GET', KEYS[2]) or '0')}
+return {owner, tonumber(count), tonumber(token), redis.call('PTTL', KEYS[1]), waiters, last}

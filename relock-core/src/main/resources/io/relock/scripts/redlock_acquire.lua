@@ -1,7 +1,7 @@
 -- redlock_acquire.lua: one Redlock node's part of an acquisition (see RedlockDriver): take the
 -- lock on this node if it is free, or say who has it; never waits or queues here.
 --
--- KEYS[1] lock hash {o = owner id, c = hold count, t = fencing token}, with a PX lease
+-- KEYS[1] the lock (see lockvalue.lua; its token field stays 0 here until redlock_fence.lua writes it)
 -- KEYS[2] the set of client channels to tell when the lock is freed on this node
 -- KEYS[3] this node's marker: a hash {since, until} (server time, ms) written when relock first
 --         used the node ('init') or found it had lost its data ('recover'); until: the node takes
@@ -14,7 +14,7 @@
 --         'reenter' the caller believes it holds the lock: raise the count; never takes it
 -- ARGV[4] how long an entry of KEYS[2] lasts, in milliseconds
 -- ARGV[5] the caller's client channel
--- ARGV[6] the attempt: stored in field 'a' of a hold this call takes or finds the caller's, so that
+-- ARGV[6] the attempt: stored in the attempt field of a hold this call takes or finds the caller's, so that
 --         a give-back of an earlier attempt (see redlock_release.lua) cannot free it
 --
 -- Returns {code, n, pttl}:
@@ -26,36 +26,37 @@
 --   {-8, 0, ms}       the node is in its delayed restart for ms more
 --   {-9, 0, 0}        the node has no marker: never used by relock, or it lost its data
 
+-- @include lockvalue.lua
+
 local marker = redis.call('HGET', KEYS[3], 'until')
 if not marker then
   return {-9, 0, 0}
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now_us = t[1] .. string.rep('0', 6 - #t[2]) .. t[2]
 if tonumber(marker) > now then
   return {-8, 0, tonumber(marker) - now}
 end
 
-local owner, lease, mode = ARGV[1], ARGV[2], ARGV[3]
-local holder = redis.call('HGET', KEYS[1], 'o')
+local owner, lease, mode = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local holder, token, count, _, _, since, _, attempt = parse_lock(redis.call('GET', KEYS[1]))
 if mode == 'reenter' then
   if holder ~= owner then
     return {-2, 0, 0}
   end
-  local count = redis.call('HINCRBY', KEYS[1], 'c', 1)
-  redis.call('PEXPIRE', KEYS[1], lease)
+  count = tonumber(count) + 1
+  set_lock(owner, token, count, lease, now_us, since, '-', attempt)
   return {2, count, 0}
 end
 
 local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if holder == owner then
-  redis.call('HSET', KEYS[1], 'a', ARGV[6])
-  redis.call('PEXPIRE', KEYS[1], lease)
+  set_lock(owner, token, count, lease, now_us, since, '-', ARGV[6])
   return {3, fence, 0}
 end
 if not holder then
-  redis.call('HSET', KEYS[1], 'o', owner, 'c', 1, 't', 0, 'a', ARGV[6])
-  redis.call('PEXPIRE', KEYS[1], lease)
+  set_lock(owner, 0, 1, lease, now_us, now_us, '-', ARGV[6])
   return {1, fence, 0}
 end
 if mode == 'wait' then

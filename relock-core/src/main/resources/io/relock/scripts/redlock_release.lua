@@ -1,6 +1,6 @@
 -- redlock_release.lua: one Redlock node's part of a release (see RedlockDriver).
 --
--- KEYS[1] lock hash, KEYS[2] the set of client channels to tell (see redlock_acquire.lua)
+-- KEYS[1] the lock, KEYS[2] the set of client channels to tell (see redlock_acquire.lua)
 -- ARGV[1] owner id of the caller
 -- ARGV[2] '1' to release every hold, '0' to drop one of several (never below 1)
 -- ARGV[3] '1' to free the lock whoever holds it (force unlock), else '0'
@@ -14,14 +14,22 @@
 --   { 0, 0}     held by another owner: not touched
 --   {-1, 0}     nobody holds it here
 
--- @include holds.lua
+-- @include lockvalue.lua
 
 if ARGV[3] ~= '1' then
-  local early = refuse_or_drop_one(ARGV[1], ARGV[2])
-  if early then
-    return early
+  local holder, token, count, lease, stamp, since, waiters, attempt = parse_lock(redis.call('GET', KEYS[1]))
+  if not holder then
+    return {-1, 0}
   end
-  if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'a') ~= ARGV[4] then
+  if holder ~= ARGV[1] then
+    return {0, 0}
+  end
+  if ARGV[2] ~= '1' then
+    count = math.max(1, tonumber(count) - 1)
+    keep_lock(holder, token, count, lease, stamp, since, waiters, attempt)
+    return {1, count}
+  end
+  if ARGV[4] ~= '' and attempt ~= ARGV[4] then
     return {0, 0}
   end
 end

@@ -1,55 +1,79 @@
 -- release.lua: release one hold; at the last one, free the lock and hand it to the next waiter.
 --
--- KEYS[1] lock hash, KEYS[2] fence, KEYS[3] wait queue, KEYS[4] waiter table (see handoff.lua)
+-- KEYS[1] the lock; its fence, queue and waiter table are named after it (see fence.lua, queue.lua)
 -- ARGV[1] owner id of the caller
--- ARGV[2] how long the fence key is kept after its last use, in milliseconds
--- ARGV[3] '1' to release every hold at once (the last unlock(), a lease close, an abandoned or
+-- ARGV[2] '1' to release every hold at once (the last unlock(), a lease close, an abandoned or
 --         lost hold); '0' to drop one of several holds, which never frees the lock: the client
 --         sends it only while it counts more than one hold of its own, and the count kept here
 --         may run ahead of the client's after a lost reply, so it never goes below 1
--- ARGV[4] a queued owner of the caller's own client to pass the lock to directly, or ''
--- ARGV[5] '1' to pass to ARGV[4] even if others queued first; '0' to pass only if it is first in
---         line (the client bounds how often in a row it says '1', so other clients get turns)
+-- ARGV[3] how long the fence key is kept after its last use, in milliseconds
+-- ARGV[4] '' or "<successor> <ahead>": a queued owner of the caller's own client to pass the lock
+--         to directly; ahead '1' to pass to it even if others queued first, '0' to pass only if it
+--         is first in line (the client bounds how often in a row it says '1', so other clients get
+--         turns)
 --
 -- Returns {code, n}:
 --   { 1, count}  one of several holds dropped ('0'); count is what Redis still counts (at least 1)
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
---   { 3, token}  passed to the owner named in ARGV[4], with this new fencing token
+--   { 3, token}  passed to the successor named in ARGV[4], with this new fencing token
 --   { 0, 0}      held by another owner: not touched
 --   {-1, 0}      nobody holds it (the caller's lease expired)
 
--- @include handoff.lua
--- @include holds.lua
-
-local early = refuse_or_drop_one(ARGV[1], ARGV[3])
-if early then
-  return early
+-- The common case first, before anything else is set up: the caller's lock, every hold at once,
+-- nobody queued (the value ends in the '-' waiters mark and the '-' attempt): one command.
+local v = redis.call('GETDEL', KEYS[1])
+if v and ARGV[2] == '1' and string.sub(v, -4) == ' - -' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+  return {2, 0}
 end
-local successor = ARGV[4] or ''
-local now_ms, now_us
-if successor ~= '' then
-  now_ms, now_us = server_time()
-  local entry = redis.call('HGET', KEYS[4], successor)
+
+-- @include lockvalue.lua
+-- @include fence.lua
+-- @include queue.lua
+-- @include handoff.lua
+
+-- Anything else puts the lock back as it was (same value, same expiry) or hands it on.
+if not v then
+  return {-1, 0}
+end
+if not string.find(v, '^%S+ %d+ %d+ %d+ %d+ %d+ [w-] %S+$') then
+  if v == 'readwrite' or string.find(v, '^semaphore %d+$') then
+    -- The caller's hold ended and the name became another kind since: put the marker back, kept
+    -- as long as markers are; the caller's hold is gone.
+    redis.call('SET', KEYS[1], v, 'PX', ARGV[3])
+    return {-1, 0}
+  end
+  -- Not a lock (something else wrote the key): put it back, its expiry unknown now, and refuse.
+  redis.call('SET', KEYS[1], v)
+  return redis.error_reply('WRONGTYPE the key does not hold a relock lock')
+end
+local holder, token, count, lease, stamp, since, waiters, attempt = parse_lock(v)
+local expires = math.floor(tonumber(stamp) / 1000) + tonumber(lease)
+if holder ~= ARGV[1] then
+  redis.call('SET', KEYS[1], v, 'PXAT', expires)
+  return {0, 0}
+end
+if ARGV[2] ~= '1' then
+  count = math.max(1, tonumber(count) - 1)
+  redis.call('SET', KEYS[1], lock_value(holder, token, count, lease, stamp, since, waiters, attempt), 'PXAT', expires)
+  return {1, count}
+end
+if waiters ~= 'w' then
+  return {2, 0}
+end
+local retention = ARGV[3]
+local now_ms, now_us = server_time()
+local successor, ahead = string.match(ARGV[4] or '', '^(%S+) ([01])$')
+if successor then
+  local entry = redis.call('HGET', WAITERS, successor)
   local live = entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms
-  if live and ARGV[5] ~= '1' then
+  if live and ahead ~= '1' then
     live = first_live_waiter(now_ms) == successor
   end
   if live then
     -- Within one client: no notification needed, the caller completes the successor itself.
-    forget_waiter(successor)
-    local token = string.format('%d', next_token(now_us, ARGV[2]))
-    redis.call('HSET', KEYS[1], 'o', successor, 'c', 1, 't', token)
-    redis.call('PEXPIRE', KEYS[1], string.match(entry, '^%d+ (%d+) '))
-    return {3, tonumber(token)}
+    local lease = tonumber(string.match(entry, '^%d+ (%d+) '))
+    return {3, give_to(successor, entry, lease, now_ms, now_us, retention)}
   end
 end
-redis.call('DEL', KEYS[1])
-if not now_ms then
-  -- Nobody queued, the usual case without contention: no need to read the server clock.
-  if redis.call('EXISTS', KEYS[3]) == 0 then
-    return {2, 0}
-  end
-  now_ms, now_us = server_time()
-end
-return {2, grant_next(now_ms, now_us, ARGV[2]) and 1 or 0}
+return {2, grant_next(now_ms, now_us, retention) and 1 or 0}

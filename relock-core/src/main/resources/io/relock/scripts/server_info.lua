@@ -3,7 +3,8 @@
 -- KEYS[] and ARGV[]: none. INFO works inside a script even where CONFIG is disabled (managed
 -- services).
 --
--- Returns {maxmemory policy}, '' if INFO does not say.
+-- Returns {maxmemory policy, redis version}, each '' if INFO does not say.
 
-local info = redis.call('INFO', 'memory')
-return {string.match(info, 'maxmemory_policy:([^\r\n]+)') or ''}
+local memory = redis.call('INFO', 'memory')
+local server = redis.call('INFO', 'server')
+return {string.match(memory, 'maxmemory_policy:([^\r\n]+)') or '', string.match(server, 'redis_version:([^\r\n]+)') or ''}

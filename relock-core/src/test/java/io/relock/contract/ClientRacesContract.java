@@ -118,8 +118,7 @@ public abstract class ClientRacesContract extends RelockContract {
       ghostToken = first.fencingToken() + 1;
     }
     redis("SET", key + ":fence", Long.toString(ghostToken));
-    redis("HSET", key, "o", "ghost", "c", "1", "t", Long.toString(ghostToken));
-    redis("PEXPIRE", key, Long.toString(LONG_LEASE.toMillis()));
+    StoredLock.plant(redis, key, "ghost", ghostToken, LONG_LEASE);
 
     CompletableFuture<LockLease> waiting = lock.acquireAsync(PATIENCE);
     await("the waiter is queued in Redis and has its reply", () -> {
@@ -137,7 +136,7 @@ public abstract class ClientRacesContract extends RelockContract {
 
     try (LockLease lease = waiting.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
       assertThat(lease.fencingToken()).as("token of the grant the waiter holds").isGreaterThan(ghostToken);
-      assertThat(redis("HGET", key, "t")).isEqualTo(Long.toString(lease.fencingToken()));
+      assertThat(StoredLock.read(redis, key).token()).isEqualTo(lease.fencingToken());
     }
     awaitNothingLeftOf("late-grant");
   }
@@ -157,7 +156,7 @@ public abstract class ClientRacesContract extends RelockContract {
     DistributedLock lock = relock.lock("late-for-release");
     String key = lockKey("late-for-release");
     LockLease lease = lock.acquire(Duration.ZERO, LONG_LEASE);
-    String owner = (String) redis("HGET", key, "o");
+    String owner = StoredLock.holder(redis, key);
     redis("CONFIG", "RESETSTAT");
     CompletableFuture<Void> closed;
     pauseWrites(Duration.ofSeconds(10));
@@ -267,7 +266,7 @@ public abstract class ClientRacesContract extends RelockContract {
     } finally {
       unpause();
     }
-    await("the re-entry ran in Redis", () -> "2".equals(redis("HGET", lockKey("reentered"), "c")));
+    await("the re-entry ran in Redis", () -> stored("reentered").count() == 2);
     redisRanIt.complete(null);
     holder.join(PATIENCE.toMillis());
     assertThat(wrong.get()).isNull();

@@ -174,6 +174,33 @@ public abstract class ClusterContract {
   }
 
   /**
+   * A semaphore and a read-write lock keep every key of a name in its slot, and their waiters are
+   * handed what they wait for over the same channels as an exclusive lock's.
+   */
+  @Test
+  void aSemaphoreAndAReadWriteLock_handTheirWaitersPermitsAndTheLock_onTheNameSlotsNode() throws Exception {
+    Relock holder = client(b -> b);
+    Relock waiter = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+    RedisServer owner = cluster.primaryFor(lockKey("pool"));
+    LockLease permit = holder.semaphore("pool", 1).acquire(PATIENCE);
+    CompletableFuture<LockLease> nextPermit = waiter.semaphore("pool", 1).acquireAsync(PATIENCE);
+    await("the permit's waiter is queued", () -> owner.execute("ZCARD", lockKey("pool") + ":q").equals(1L));
+    permit.close();
+    try (LockLease next = nextPermit.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      assertThat(next.fencingToken()).isGreaterThan(permit.fencingToken());
+    }
+
+    RedisServer rwOwner = cluster.primaryFor(lockKey("doc"));
+    LockLease writing = holder.readWriteLock("doc").writeLock().acquire(PATIENCE);
+    CompletableFuture<LockLease> reading = waiter.readWriteLock("doc").readLock().acquireAsync(PATIENCE);
+    await("the reader is queued", () -> rwOwner.execute("ZCARD", lockKey("doc") + ":q").equals(1L));
+    writing.close();
+    try (LockLease read = reading.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      assertThat(read.fencingToken()).as("a read carries the last write's token").isEqualTo(writing.fencingToken());
+    }
+  }
+
+  /**
    * Several clients wait on one lock's sharded channel, so each hears the grants made to the
    * others: those must be ignored, never withdrawn as orphans (which would free another holder's
    * lock).

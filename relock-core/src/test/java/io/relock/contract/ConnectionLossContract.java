@@ -32,7 +32,7 @@ public abstract class ConnectionLossContract extends RelockContract {
 
       proxy.cut();
       held.close(); // grants the lock to the waiter and publishes to a client that cannot hear it
-      assertThat(redis("HGET", lockKey("cut"), "o")).as("granted while cut").isNotNull();
+      assertThat(holderInRedis("cut")).as("granted while cut").isNotNull();
       long restored = System.nanoTime();
       proxy.restore();
 
@@ -71,7 +71,7 @@ public abstract class ConnectionLossContract extends RelockContract {
           return false;
         }
       });
-      redis("HSET", lockKey("unsent"), "o", "someone-else", "c", "1", "t", "1");
+      StoredLock.plant(redis, lockKey("unsent"), "someone-else", 1, Duration.ofMinutes(1));
 
       CompletableFuture<Throwable> closing = new CompletableFuture<>();
       Thread closer = new Thread(() -> {
@@ -89,7 +89,7 @@ public abstract class ConnectionLossContract extends RelockContract {
 
       assertThat(closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).as("what close() threw")
           .isInstanceOf(LockLostException.class);
-      assertThat(redis("HGET", lockKey("unsent"), "o")).as("the new owner's hold").isEqualTo("someone-else");
+      assertThat(holderInRedis("unsent")).as("the new owner's hold").isEqualTo("someone-else");
     }
   }
 
@@ -102,7 +102,7 @@ public abstract class ConnectionLossContract extends RelockContract {
       LockLease lease = holder.lock("known-lost").acquire(Duration.ZERO);
       CompletableFuture<Void> told = new CompletableFuture<>();
       lease.onLost(() -> told.complete(null));
-      redis("HSET", lockKey("known-lost"), "o", "someone-else");
+      StoredLock.plant(redis, lockKey("known-lost"), "someone-else", 1, Duration.ofMinutes(1));
       told.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS); // a renewal found it taken
       proxy.cut();
       Throwable thrown = null;

@@ -73,7 +73,7 @@ public abstract class FencingContract extends RelockContract {
     first.close();
     LockLease next = second.join();
     assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
-    assertThat(redis("HGET", lockKey("handoff-token"), "t")).isEqualTo(Long.toString(next.fencingToken()));
+    assertThat(stored("handoff-token").token()).isEqualTo(next.fencingToken());
     next.close();
   }
 

@@ -24,7 +24,7 @@ public abstract class LeaseContract extends RelockContract {
     try (LockLease held = relock.lock("renewed").acquire(Duration.ZERO)) {
       long until = System.nanoTime() + lease.multipliedBy(3).toNanos();
       await("three leases have passed with the lock held throughout", () -> {
-        assertThat(redis("HGET", lockKey("renewed"), "o")).as("still held").isNotNull();
+        assertThat(holderInRedis("renewed")).as("still held").isNotNull();
         assertThat(held.isValid()).isTrue();
         return System.nanoTime() - until > 0;
       });
@@ -93,10 +93,27 @@ public abstract class LeaseContract extends RelockContract {
     AtomicInteger lost = new AtomicInteger();
     LockLease lease = holder.lock("taken").acquire(Duration.ZERO);
     lease.onLost(lost::incrementAndGet);
-    redis("HSET", lockKey("taken"), "o", "someone-else");
+    StoredLock.plant(redis, lockKey("taken"), "someone-else", 1, Duration.ofMinutes(1));
     await("the holder is told", () -> lost.get() == 1);
     assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
-    assertThat(redis("HGET", lockKey("taken"), "o")).isEqualTo("someone-else");
+    assertThat(holderInRedis("taken")).isEqualTo("someone-else");
+  }
+
+  @Test
+  void aLockKeyOverwrittenWithSomethingElse_losesThatLeaseOnly_theRestOfTheBatchIsRenewed() {
+    Relock holder = client(b -> b.defaultLease(Duration.ofMillis(900)));
+    LockLease overwritten = holder.lock("overwritten").acquire(Duration.ZERO);
+    LockLease kept = holder.lock("kept").acquire(Duration.ZERO);
+    redis("DEL", lockKey("overwritten"));
+    redis("HSET", lockKey("overwritten"), "not", "a lock");
+    await("the overwritten lease is reported lost", () -> !overwritten.isValid());
+    long until = System.nanoTime() + Duration.ofMillis(1800).toNanos();
+    await("two more leases passed", () -> {
+      assertThat(kept.isValid()).as("renewed in the same batch").isTrue();
+      return System.nanoTime() - until > 0;
+    });
+    kept.close();
+    assertThat(redis("HGET", lockKey("overwritten"), "not")).isEqualTo("a lock");
   }
 
   @Test

@@ -79,7 +79,7 @@ public abstract class MultiProcessContract extends RelockContract {
       holder.awaitLine(l -> l.equals("LOST"), PATIENCE);
       holder.awaitLine(l -> l.startsWith("CLOSE"), PATIENCE);
       assertThat(holder.output()).contains("CLOSE io.relock.LockLostException");
-      assertThat((String) redis("HGET", lockKey("paused"), "o")).startsWith(relock.clientId());
+      assertThat(holderInRedis("paused")).startsWith(relock.clientId());
       assertThat(mine.isValid()).isTrue();
       mine.close();
     }

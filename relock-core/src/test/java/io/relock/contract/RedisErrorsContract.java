@@ -9,6 +9,7 @@ import io.relock.Relock;
 import io.relock.RelockException;
 import io.relock.spi.DriverSettings;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -108,15 +109,28 @@ public abstract class RedisErrorsContract extends RelockContract {
   }
 
   @Test
-  void keyOfTheWrongType_givesRelockExceptionNamingTheKey() {
+  void keyOfTheWrongType_givesRelockExceptionNamingTheKey_andIsLeftAsItWas() {
     Relock relock = client();
-    redis("SET", lockKey("typed"), "not a hash");
-    assertThatThrownBy(() -> relock.lock("typed").acquire(Duration.ZERO))
-        .isInstanceOf(RelockException.class)
-        .hasMessageContaining("'typed'")
-        .hasMessageContaining(lockKey("typed"))
-        .hasMessageContaining("WRONGTYPE");
-    assertThat(redis("GET", lockKey("typed"))).isEqualTo("not a hash");
+    redis("SET", lockKey("typed"), "not a lock");
+    redis("HSET", lockKey("hashed"), "f", "v");
+    for (String name : List.of("typed", "hashed")) {
+      assertThatThrownBy(() -> relock.lock(name).acquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class)
+          .hasMessageContaining("'" + name + "'")
+          .hasMessageContaining(lockKey(name))
+          .hasMessageContaining("WRONGTYPE");
+    }
+    assertThat(redis("GET", lockKey("typed"))).isEqualTo("not a lock");
+    assertThat(redis("HGET", lockKey("hashed"), "f")).isEqualTo("v");
+  }
+
+  @Test
+  void aHeldLockOverwrittenBySomethingElse_failsItsReleaseWithRelockException_andThatValueIsKept() {
+    Relock relock = client();
+    LockLease lease = relock.lock("overwritten").acquire(Duration.ZERO);
+    redis("SET", lockKey("overwritten"), "someone's data");
+    assertThatThrownBy(lease::close).isInstanceOf(RelockException.class).hasMessageContaining("WRONGTYPE");
+    assertThat(redis("GET", lockKey("overwritten"))).isEqualTo("someone's data");
   }
 
   @Test

@@ -24,10 +24,10 @@ public abstract class ReentrancyContract extends RelockContract {
     lock.lock();
     assertThat(lock.tryLock()).isTrue();
     assertThat(lock.getHoldCount()).isEqualTo(3);
-    assertThat(redis("HGET", lockKey("reentrant"), "c")).isEqualTo("3");
+    assertThat(stored("reentrant").count()).isEqualTo(3);
     lock.unlock();
     lock.unlock();
-    assertThat(redis("HGET", lockKey("reentrant"), "c")).isEqualTo("1");
+    assertThat(stored("reentrant").count()).isEqualTo(1);
     assertThat(lock.isLocked()).isTrue();
     lock.unlock();
     assertThat(lock.isLocked()).isFalse();
@@ -76,7 +76,9 @@ public abstract class ReentrancyContract extends RelockContract {
     assertNoWaiters("lease-owner");
   }
 
+  /** Tagged so that builds on Java 17 to 20 leave it out (it runs in the Java 25 re-run), instead of skipping it. */
   @Test
+  @org.junit.jupiter.api.Tag("java21")
   void virtualThreads_areSeparateOwners() throws Exception {
     Method ofVirtual;
     try {

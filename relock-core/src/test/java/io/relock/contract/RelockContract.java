@@ -178,6 +178,16 @@ public abstract class RelockContract {
     return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /** Lock {@code name} as Redis stores it now, or null if it is free. */
+  protected StoredLock stored(String name) {
+    return StoredLock.read(redis, lockKey(name));
+  }
+
+  /** The owner id holding lock {@code name} in Redis, or null if it is free. */
+  protected String holderInRedis(String name) {
+    return StoredLock.holder(redis, lockKey(name));
+  }
+
   protected static String lockKey(String name) {
     return "relock:{" + name + "}";
   }

@@ -55,9 +55,9 @@ public abstract class ReplicaAcksContract extends RelockContract {
     Relock relock = acked();
     try (LockLease lease = relock.lock("acked").acquire(PATIENCE)) {
       assertThat(commandCalls("wait")).as("WAIT calls on the primary").isEqualTo(1);
-      assertThat(replica.execute("HGET", lockKey("acked"), "t"))
+      assertThat(StoredLock.read(replica, lockKey("acked")).token())
           .as("the replica has the hold and its token when acquire returns")
-          .isEqualTo(Long.toString(lease.fencingToken()));
+          .isEqualTo(lease.fencingToken());
     }
   }
 
@@ -101,7 +101,7 @@ public abstract class ReplicaAcksContract extends RelockContract {
     held.close();
     try (LockLease lease = waiting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
       assertThat(lease.isValid()).isTrue();
-      assertThat(replica.execute("HGET", lockKey("handed"), "t")).isEqualTo(Long.toString(lease.fencingToken()));
+      assertThat(StoredLock.read(replica, lockKey("handed")).token()).isEqualTo(lease.fencingToken());
     }
   }
 

@@ -64,7 +64,7 @@ public abstract class SentinelContract {
     RedisSentinelGroup g = group();
     Relock a = client(g, b -> b);
     try (LockLease lease = a.lock("s").acquire(PATIENCE)) {
-      assertThat(g.primary().execute("HGET", "relock:{s}", "t")).isEqualTo(Long.toString(lease.fencingToken()));
+      assertThat(StoredLock.read(g.primary(), "relock:{s}").token()).isEqualTo(lease.fencingToken());
     }
     try (Relock b = Relock.connect(g.sentinelUri()); LockLease lease = b.lock("s").acquire(PATIENCE)) {
       assertThat(lease.isValid()).isTrue();
@@ -134,7 +134,7 @@ public abstract class SentinelContract {
     held.close(); // first answered READONLY by the old primary, then done on the new one
     try (LockLease next = waiting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
       assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-      assertThat(promoted.execute("HGET", "relock:{moved}", "t")).isEqualTo(Long.toString(next.fencingToken()));
+      assertThat(StoredLock.read(promoted, "relock:{moved}").token()).isEqualTo(next.fencingToken());
     }
   }
 
@@ -161,7 +161,7 @@ public abstract class SentinelContract {
     LockLease held = holder.lock("acked").acquire(PATIENCE);
     g.cutReplication();
     g.failover();
-    assertThat(g.primary().execute("HGET", "relock:{acked}", "t")).isEqualTo(Long.toString(held.fencingToken()));
+    assertThat(StoredLock.read(g.primary(), "relock:{acked}").token()).isEqualTo(held.fencingToken());
     held.close();
   }
 

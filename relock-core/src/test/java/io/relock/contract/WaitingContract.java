@@ -74,7 +74,7 @@ public abstract class WaitingContract extends RelockContract {
     first.close();
     LockLease got = second.join();
     assertThat(got.fencingToken()).isGreaterThan(first.fencingToken());
-    assertThat(redis("HGET", lockKey("passed"), "t")).isEqualTo(Long.toString(got.fencingToken()));
+    assertThat(stored("passed").token()).isEqualTo(got.fencingToken());
     assertThat(scriptCalls()).as("one release call that also passes the lock on").isEqualTo(1);
     assertThat(commandCalls("publish")).as("no notification needed").isZero();
     got.close();
@@ -141,6 +141,24 @@ public abstract class WaitingContract extends RelockContract {
     holder.close();
   }
 
+  /**
+   * The fence carries the waiters mark that sends a caller finding the lock free to the queue
+   * first. If the fence expires while a waiter waits, the next call must bring the mark back.
+   */
+  @Test
+  void aWaiter_keepsItsPlace_afterTheFenceExpiredWhileItWaited() throws Exception {
+    Relock relock = client(b -> b.fenceRetention(Duration.ofMillis(300)).recheckInterval(Duration.ofMinutes(1)));
+    LockLease holder = relock.lock("kept-place").acquire(Duration.ZERO, Duration.ofMinutes(1));
+    CompletableFuture<LockLease> waiter = relock.lock("kept-place").acquireAsync(PATIENCE);
+    awaitQueued("kept-place", 1);
+    await("the fence expired", () -> redis("EXISTS", lockKey("kept-place") + ":fence").equals(0L));
+    assertThat(relock.lock("kept-place").tryAcquire(Duration.ZERO)).as("held still").isEmpty();
+    redis("DEL", lockKey("kept-place")); // the holder's lease ends, long before the waiter's next look
+    assertThat(client().lock("kept-place").tryAcquire(Duration.ZERO)).as("a caller jumping the queue").isEmpty();
+    waiter.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    assertThatThrownBy(holder::close).isInstanceOf(io.relock.LockLostException.class);
+  }
+
   @Test
   void lostNotification_costsOnlyTheRecheckInterval() {
     Relock holder = client();
@@ -188,7 +206,7 @@ public abstract class WaitingContract extends RelockContract {
     await("the ghost's entry expired", () -> serverMillis() > nowMs + 300);
     held.close();
     LockLease got = live.join();
-    assertThat(redis("HGET", lockKey("dead-waiter"), "o")).isNotEqualTo("ghost");
+    assertThat(holderInRedis("dead-waiter")).isNotEqualTo("ghost");
     got.close();
     assertNoWaiters("dead-waiter");
   }
@@ -204,7 +222,7 @@ public abstract class WaitingContract extends RelockContract {
     CompletableFuture<LockLease> live = client().lock("dead-grantee").acquireAsync(PATIENCE);
     awaitQueued("dead-grantee", 2);
     held.close();
-    assertThat(redis("HGET", lockKey("dead-grantee"), "o")).as("handed to the first in line").isEqualTo("ghost");
+    assertThat(holderInRedis("dead-grantee")).as("handed to the first in line").isEqualTo("ghost");
     assertThat((Long) redis("PTTL", lockKey("dead-grantee"))).as("for the claim time only").isBetween(1L, 500L);
     LockLease got = live.join();
     assertThat(got.isValid()).isTrue();

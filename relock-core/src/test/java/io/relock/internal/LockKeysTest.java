@@ -6,9 +6,10 @@ import org.junit.jupiter.api.Test;
 
 class LockKeysTest {
   @Test
-  void keys_shareTheNameAsHashTag() {
-    LockKeys k = LockKeys.of("relock:", "orders");
-    assertThat(k.all()).containsExactly("relock:{orders}", "relock:{orders}:fence", "relock:{orders}:q", "relock:{orders}:qi");
+  void theLockKey_hasTheNameAsHashTag_andTheScriptsNameTheOtherKeysAfterIt() {
+    assertThat(LockKeys.of("relock:", "orders").lock()).isEqualTo("relock:{orders}");
+    assertThat(Scripts.ACQUIRE.source()).contains("local FENCE = KEYS[1] .. ':fence'")
+        .contains("local QUEUE, WAITERS = KEYS[1] .. ':q', KEYS[1] .. ':qi'");
   }
 
   @Test

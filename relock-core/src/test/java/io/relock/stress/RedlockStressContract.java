@@ -36,7 +36,7 @@ public abstract class RedlockStressContract {
         .commandTimeout(settings.commandTimeout())
         .defaultLease(StressRun.LEASE)
         .redlockRestartDelay(StressRun.LEASE.multipliedBy(2))
-        .build());
+        .build(), false);
     StressContract.runAndCheck(run);
   }
 }

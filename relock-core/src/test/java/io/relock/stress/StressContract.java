@@ -29,7 +29,7 @@ public abstract class StressContract extends RelockContract {
         .driver(connectDriver(redis.uri(), driver))
         .commandTimeout(settings.commandTimeout())
         .defaultLease(StressRun.LEASE)
-        .build());
+        .build(), true);
     runAndCheck(run);
   }
 

@@ -37,6 +37,8 @@ final class StressRun {
    * checkpoint looks (or keeps a worker waiting past the stop bound), instead of expiring first.
    */
   static final Duration LEASE = Duration.ofMinutes(3);
+  /** The permits of every semaphore of a run. */
+  static final int PERMITS = 2;
 
   private final StressSettings settings;
   /** The lock Redis servers: one, or a Redlock group's masters. Faults hit one at a time. */
@@ -55,12 +57,20 @@ final class StressRun {
   private final List<Thread> workers = new ArrayList<>();
   private volatile boolean stopping;
 
-  StressRun(StressSettings settings, List<RedisServer> servers, Supplier<Relock> connect) {
+  /** Whether the workers also use read-write locks and semaphores (not on Redlock, which has none). */
+  private final boolean family;
+
+  /**
+   * @param family whether the workers also use read-write locks and semaphores, beside exclusive
+   *     locks and multi-locks
+   */
+  StressRun(StressSettings settings, List<RedisServer> servers, Supplier<Relock> connect, boolean family) {
     this.settings = settings;
     this.servers = List.copyOf(servers);
     this.connect = connect;
+    this.family = family;
     this.clients = new AtomicReferenceArray<>(settings.clients());
-    this.sections = new CriticalSections(log, closedClients::contains);
+    this.sections = new CriticalSections(log, closedClients::contains, PERMITS);
     for (int i = 0; i < settings.names(); i++) {
       names.add("stress-" + i);
     }
@@ -83,6 +93,20 @@ final class StressRun {
 
   boolean stopping() {
     return stopping;
+  }
+
+  boolean family() {
+    return family;
+  }
+
+  /** A name of a read-write lock (a kind of its own: no other kind ever uses it). */
+  String readWriteName(java.util.Random random) {
+    return "stress-rw-" + random.nextInt(settings.names());
+  }
+
+  /** A name of a semaphore of {@link #PERMITS} permits. */
+  String semaphoreName(java.util.Random random) {
+    return "stress-sem-" + random.nextInt(settings.names());
   }
 
   /** A hot name two times in three, else a cold one. */
@@ -312,7 +336,10 @@ final class StressRun {
     return left;
   }
 
-  /** Every relock key but the fences, which are meant to stay. */
+  /**
+   * Every relock key but those meant to stay: the fences, the markers that say a name is a
+   * semaphore or a read-write lock, and a read-write lock's last write token.
+   */
   private static List<String> lockKeys(RedisServer redis) {
     List<String> keys = new ArrayList<>();
     String cursor = "0";
@@ -320,21 +347,26 @@ final class StressRun {
       List<?> reply = (List<?>) redis.execute("SCAN", cursor, "MATCH", "relock:{*", "COUNT", "1000");
       cursor = (String) reply.get(0);
       for (Object k : (List<?>) reply.get(1)) {
-        if (!((String) k).endsWith(":fence")) {
-          keys.add((String) k);
+        String key = (String) k;
+        if (!key.endsWith(":fence") && !key.endsWith(":lw") && !(key.endsWith("}") && isMarker(redis.execute("GET", key)))) {
+          keys.add(key);
         }
       }
     } while (!"0".equals(cursor));
     return keys;
   }
 
+  private static boolean isMarker(Object value) {
+    return value instanceof String v && (v.equals("readwrite") || v.matches("semaphore \\d+"));
+  }
+
   private String describe(RedisServer redis, String key) {
     String type = (String) redis.execute("TYPE", key);
-    Object content = "hash".equals(type) ? redis.execute("HGETALL", key)
+    Object content = "string".equals(type) ? redis.execute("GET", key) : "hash".equals(type) ? redis.execute("HGETALL", key)
         : "zset".equals(type) ? redis.execute("ZRANGE", key, "0", "-1") : type;
     String owner = "";
-    if (content instanceof List<?> l && !l.isEmpty() && "hash".equals(type)) {
-      owner = " (" + whose(String.valueOf(l.get(1))) + ")";
+    if (content != null && "string".equals(type) && !key.endsWith(":fence")) {
+      owner = " (" + whose(io.relock.contract.StoredLock.of(content).owner()) + ")";
     }
     return key + " " + content + " pttl " + redis.execute("PTTL", key) + owner;
   }

@@ -37,6 +37,33 @@ final class StressWorker implements Runnable {
 
   private static final Op[] OPS = Op.values();
   private static final int TOTAL_WEIGHT = java.util.Arrays.stream(OPS).mapToInt(o -> o.weight).sum();
+  /** What a semaphore can do: its permits are leases, owned by no thread. */
+  private static final Op[] LEASE_OPS = {Op.ACQUIRE, Op.ACQUIRE_FIXED_LEASE, Op.ACQUIRE_ZERO, Op.TRY_ACQUIRE_ZERO,
+      Op.ACQUIRE_ASYNC, Op.ACQUIRE_ASYNC_CANCELLED};
+  private static final int LEASE_WEIGHT = java.util.Arrays.stream(LEASE_OPS).mapToInt(o -> o.weight).sum();
+
+  /**
+   * What an operation works on: an exclusive lock, a read-write lock's lane, or a semaphore; how it
+   * takes leases there, and the role its holders have inside.
+   */
+  private record Target(String name, DistributedLock lock, io.relock.DistributedSemaphore semaphore,
+      CriticalSections.Role role) {
+    LockLease acquire(Duration wait) {
+      return semaphore != null ? semaphore.acquire(wait) : lock.acquire(wait);
+    }
+
+    LockLease acquire(Duration wait, Duration lease) {
+      return semaphore != null ? semaphore.acquire(wait, lease) : lock.acquire(wait, lease);
+    }
+
+    Optional<LockLease> tryAcquire(Duration wait) {
+      return semaphore != null ? semaphore.tryAcquire(wait) : lock.tryAcquire(wait);
+    }
+
+    CompletableFuture<LockLease> acquireAsync(Duration wait) {
+      return semaphore != null ? semaphore.acquireAsync(wait) : lock.acquireAsync(wait);
+    }
+  }
   private static final long[] WAITS_MS = {1, 5, 20, 100, 400};
   /** Explicit leases outlast every hold and every fault, so no lease may be lost in a run. */
   private static final Duration FIXED_LEASE = StressRun.LEASE;
@@ -60,13 +87,14 @@ final class StressWorker implements Runnable {
     while (!run.stopping()) {
       Thread.interrupted(); // an interrupt aimed at the previous operation
       Relock client = run.client(slot);
-      String name = run.name(random);
-      Op op = pick();
+      Target target = target(client);
+      String name = target.name();
+      Op op = target.semaphore() != null ? pickLeaseOp() : pick();
       long wait = WAITS_MS[random.nextInt(WAITS_MS.length)];
       long start = System.nanoTime();
       killsAtStart = run.connectionKills();
       try {
-        perform(op, client, client.lock(name), wait);
+        perform(op, client, target, wait);
       } catch (Throwable t) {
         failed(op.name(), t, client, op);
       }
@@ -77,6 +105,34 @@ final class StressWorker implements Runnable {
             + " ms with a wait of " + wait + " ms");
       }
     }
+  }
+
+  /** An exclusive lock seven times in ten; with the lock family, else a reader, a writer or a permit. */
+  private Target target(Relock client) {
+    int r = run.family() ? random.nextInt(10) : 0;
+    if (r < 7) {
+      String name = run.name(random);
+      return new Target(name, client.lock(name), null, CriticalSections.Role.ALONE);
+    }
+    if (r < 9) {
+      String name = run.readWriteName(random);
+      io.relock.DistributedReadWriteLock rw = client.readWriteLock(name);
+      return r == 7 ? new Target(name, rw.readLock(), null, CriticalSections.Role.READER)
+          : new Target(name, rw.writeLock(), null, CriticalSections.Role.ALONE);
+    }
+    String name = run.semaphoreName(random);
+    return new Target(name, null, client.semaphore(name, StressRun.PERMITS), CriticalSections.Role.PERMIT);
+  }
+
+  private Op pickLeaseOp() {
+    int r = random.nextInt(LEASE_WEIGHT);
+    for (Op op : LEASE_OPS) {
+      r -= op.weight;
+      if (r < 0) {
+        return op;
+      }
+    }
+    throw new AssertionError();
   }
 
   private Op pick() {
@@ -90,46 +146,48 @@ final class StressWorker implements Runnable {
     throw new AssertionError();
   }
 
-  private void perform(Op op, Relock client, DistributedLock lock, long waitMs) throws Exception {
+  private void perform(Op op, Relock client, Target target, long waitMs) throws Exception {
     Duration wait = Duration.ofMillis(waitMs);
+    DistributedLock lock = target.lock();
+    CriticalSections.Role role = target.role();
     switch (op) {
       case LOCK -> {
         lock.lock();
-        holdThreadStyle(op, client, lock);
+        holdThreadStyle(op, client, lock, role);
       }
       case LOCK_INTERRUPTIBLY -> {
         lock.lockInterruptibly();
-        holdThreadStyle(op, client, lock);
+        holdThreadStyle(op, client, lock, role);
       }
-      case TRY_LOCK -> tryLock(op, client, lock, false);
+      case TRY_LOCK -> tryLock(op, client, lock, false, role);
       case TRY_LOCK_WITH_FLAG_SET -> {
         Thread.currentThread().interrupt();
-        tryLock(op, client, lock, true);
+        tryLock(op, client, lock, true, role);
       }
       case TRY_LOCK_TIMED, TRY_LOCK_ZERO -> {
         long t = op == Op.TRY_LOCK_ZERO ? 0 : waitMs;
         if (lock.tryLock(t, TimeUnit.MILLISECONDS)) {
-          holdThreadStyle(op, client, lock);
+          holdThreadStyle(op, client, lock, role);
         } else {
           run.log().count(op + ": false");
         }
       }
-      case ACQUIRE -> holdLease(op, client, lock.acquire(wait));
-      case ACQUIRE_FIXED_LEASE -> holdLease(op, client, lock.acquire(wait, FIXED_LEASE));
-      case ACQUIRE_ZERO -> holdLease(op, client, lock.acquire(Duration.ZERO));
+      case ACQUIRE -> holdLease(op, client, target.acquire(wait), role);
+      case ACQUIRE_FIXED_LEASE -> holdLease(op, client, target.acquire(wait, FIXED_LEASE), role);
+      case ACQUIRE_ZERO -> holdLease(op, client, target.acquire(Duration.ZERO), role);
       case TRY_ACQUIRE_ZERO -> {
-        Optional<LockLease> lease = lock.tryAcquire(Duration.ZERO);
+        Optional<LockLease> lease = target.tryAcquire(Duration.ZERO);
         if (lease.isPresent()) {
-          holdLease(op, client, lease.get());
+          holdLease(op, client, lease.get(), role);
         } else {
           run.log().count(op + ": empty");
         }
       }
-      case ACQUIRE_ASYNC, ACQUIRE_ASYNC_CANCELLED -> acquireAsync(op, client, lock, wait);
+      case ACQUIRE_ASYNC, ACQUIRE_ASYNC_CANCELLED -> acquireAsync(op, client, target, wait);
     }
   }
 
-  private void tryLock(Op op, Relock client, DistributedLock lock, boolean flagSet) {
+  private void tryLock(Op op, Relock client, DistributedLock lock, boolean flagSet, CriticalSections.Role role) {
     boolean got;
     try {
       got = lock.tryLock();
@@ -144,14 +202,14 @@ final class StressWorker implements Runnable {
       run.log().violation("tryLock() cleared the interrupt flag (ReentrantLock.tryLock() leaves it set)");
     }
     if (got) {
-      holdThreadStyle(op, client, lock);
+      holdThreadStyle(op, client, lock, role);
     } else {
       run.log().count(op + ": false");
     }
   }
 
-  private void acquireAsync(Op op, Relock client, DistributedLock lock, Duration wait) throws Exception {
-    CompletableFuture<LockLease> f = lock.acquireAsync(wait);
+  private void acquireAsync(Op op, Relock client, Target target, Duration wait) throws Exception {
+    CompletableFuture<LockLease> f = target.acquireAsync(wait);
     if (op == Op.ACQUIRE_ASYNC_CANCELLED) {
       LockSupport.parkNanos(random.nextInt(3) * 500_000L);
       if (f.cancel(true)) {
@@ -174,12 +232,12 @@ final class StressWorker implements Runnable {
         }
       }
     }
-    holdLease(op, client, lease);
+    holdLease(op, client, lease, target.role());
   }
 
   /** Holds a lock()-style hold: checks, maybe nests re-entrant calls, works, unlocks every hold. */
-  private void holdThreadStyle(Op op, Relock client, DistributedLock lock) {
-    run.log().count(op + ": acquired");
+  private void holdThreadStyle(Op op, Relock client, DistributedLock lock, CriticalSections.Role role) {
+    run.log().count(op + " " + role + ": acquired");
     boolean held = lock.isHeldByCurrentThread();
     int count = lock.getHoldCount();
     // Read after the hold: closing a client marks it closed before it releases the holds.
@@ -187,7 +245,7 @@ final class StressWorker implements Runnable {
       run.log().violation(op + " returned success but isHeldByCurrentThread() = " + held + ", getHoldCount() = " + count);
     }
     Object holder = op + "/" + Thread.currentThread().getName() + "/" + System.nanoTime();
-    run.sections().enter(lock.name(), holder, client, 0);
+    run.sections().enter(lock.name(), holder, client, 0, role);
     int depth = 1;
     while (depth < 4 && random.nextInt(10) < 3) {
       if (nest(client, lock)) {
@@ -245,13 +303,13 @@ final class StressWorker implements Runnable {
     }
   }
 
-  private void holdLease(Op op, Relock client, LockLease lease) throws Exception {
-    run.log().count(op + ": acquired");
+  private void holdLease(Op op, Relock client, LockLease lease, CriticalSections.Role role) throws Exception {
+    run.log().count(op + " " + role + ": acquired");
     if (!lease.isValid() && !run.wasClosed(client)) {
       run.log().violation(op + " returned a lease that is not valid");
     }
     Object holder = op + "/" + Thread.currentThread().getName() + "/" + lease + "@" + System.identityHashCode(lease);
-    run.sections().enter(lease.lockName(), holder, client, lease.fencingToken());
+    run.sections().enter(lease.lockName(), holder, client, lease.fencingToken(), role);
     work();
     run.sections().exit(lease.lockName(), holder);
     try {

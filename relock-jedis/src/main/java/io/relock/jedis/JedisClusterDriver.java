@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
@@ -294,6 +295,33 @@ public final class JedisClusterDriver implements RedisDriver {
         throw new CommandNotSentException("no primary in the slot map of " + where, null);
       }
       return sha;
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>On each primary of the slot map, named {@code host:port}, one after the other on one
+   * worker; fails with the first failure.
+   */
+  @Override
+  public CompletableFuture<Map<String, List<Object>>> evalShaOnEveryPrimary(String sha1,
+      Function<String, List<String>> argsFor) {
+    return submit(() -> {
+      List<HostAndPort> primaries = primaries();
+      if (primaries.isEmpty()) {
+        refreshSoon();
+        throw new CommandNotSentException("no primary in the slot map of " + where, null);
+      }
+      Map<String, List<Object>> replies = new java.util.LinkedHashMap<>();
+      for (HostAndPort node : primaries) {
+        List<String> args = argsFor.apply(node.toString());
+        if (args != null) {
+          CommandArguments command = JedisCalls.evalSha(sha1, List.of(), args);
+          replies.put(node.toString(), onNode(node, false, c -> JedisCalls.scriptReply(c.executeCommand(command))));
+        }
+      }
+      return replies;
     });
   }
 

@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -205,6 +206,42 @@ public final class LettuceClusterDriver implements RedisDriver {
       }
     });
     return f;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>On each primary of this client's view of the cluster that serves slots, named {@code
+   * host:port}, over the cluster connection's connection to that node; all at once.
+   */
+  @Override
+  @SuppressWarnings("unchecked")
+  public CompletableFuture<Map<String, List<Object>>> evalShaOnEveryPrimary(String sha1,
+      Function<String, List<String>> argsFor) {
+    Map<String, CompletableFuture<List<Object>>> calls = new java.util.LinkedHashMap<>();
+    for (RedisClusterNode node : commands.getPartitions()) {
+      if (!node.is(RedisClusterNode.NodeFlag.UPSTREAM) || node.getSlots().isEmpty()) {
+        continue;
+      }
+      String name = node.getUri().getHost() + ":" + node.getUri().getPort();
+      List<String> args = argsFor.apply(name);
+      if (args != null) {
+        calls.put(name, commands.getConnectionAsync(node.getNodeId())
+            .exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                new CommandNotSentException("could not connect to " + name + ": " + e.getMessage(), e)))
+            .thenCompose(c -> LettuceDriver.translate(c.async().<List<Object>>evalsha(sha1, ScriptOutputType.MULTI,
+                new String[0], args.toArray(new String[0])).toCompletableFuture())));
+      }
+    }
+    if (calls.isEmpty() && commands.getPartitions().size() == 0) {
+      client.refreshPartitionsAsync();
+      return CompletableFuture.failedFuture(new CommandNotSentException("no primary known in the cluster", null));
+    }
+    return CompletableFuture.allOf(calls.values().toArray(new CompletableFuture<?>[0])).thenApply(done -> {
+      Map<String, List<Object>> replies = new java.util.LinkedHashMap<>();
+      calls.forEach((name, call) -> replies.put(name, call.join()));
+      return replies;
+    });
   }
 
   /** Last time a topology refresh was asked for, to ask at most twice a second. */

@@ -81,6 +81,7 @@ public final class RedisServer implements AutoCloseable {
         private String password;
         private String aclUser;
         private String aclPassword;
+        private List<String> aclRules = List.of("~*", "&*", "+@all");
         private boolean tls;
         private final List<String> extraArgs = new ArrayList<>();
         private Path binary;
@@ -129,12 +130,30 @@ public final class RedisServer implements AutoCloseable {
          * authenticate as this user. {@link RedisServer#execute} and {@link RedisServer#uri()} use it.
          */
         public Builder aclUser(String user, String password) {
+            return aclUser(user, password, "~* &* +@all");
+        }
+
+        /**
+         * Like {@link #aclUser(String, String)}, but the user gets only {@code rules}: ACL rules as
+         * {@code ACL SETUSER} takes them, separated by spaces (for example {@code "~app:* +@read"}).
+         * {@link RedisServer#execute} then runs as that user too. The test kit needs {@code PING}
+         * and {@code INFO} of it (to see that the server is up and has loaded its data); a server
+         * whose {@code SHUTDOWN} the user may not send is stopped with a signal.
+         *
+         * @throws IllegalArgumentException if {@code rules} is blank
+         */
+        public Builder aclUser(String user, String password, String rules) {
             requireToken("ACL user", user);
             if (user.equals("default")) {
                 throw new IllegalArgumentException("ACL user 'default' is the built-in user; use password(...) for it");
             }
+            Objects.requireNonNull(rules, "rules");
+            if (rules.isBlank()) {
+                throw new IllegalArgumentException("ACL rules must not be blank; \"~* &* +@all\" allows everything");
+            }
             this.aclUser = user;
             this.aclPassword = requireToken("ACL password", password);
+            this.aclRules = List.of(rules.trim().split("\\s+"));
             return this;
         }
 
@@ -205,7 +224,7 @@ public final class RedisServer implements AutoCloseable {
          *     tail of its log
          */
         public RedisServer start() {
-            return RedisServer.launch(new Settings(persistence, password, aclUser, aclPassword, tls,
+            return RedisServer.launch(new Settings(persistence, password, aclUser, aclPassword, aclRules, tls,
                     List.copyOf(extraArgs), binary, configFile, Map.copyOf(environment)));
         }
 
@@ -218,7 +237,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private record Settings(boolean persistence, String password, String aclUser, String aclPassword,
-            boolean tls, List<String> extraArgs, Path binary, String configFile, Map<String, String> environment) {
+            List<String> aclRules, boolean tls, List<String> extraArgs, Path binary, String configFile, Map<String, String> environment) {
     }
 
     /** Thrown inside this class when redis-server could not bind its port. */
@@ -640,8 +659,8 @@ public final class RedisServer implements AutoCloseable {
             command.addAll(List.of("--requirepass", settings.password()));
         }
         if (settings.aclUser() != null) {
-            command.addAll(List.of("--user", settings.aclUser(), "on", ">" + settings.aclPassword(),
-                    "~*", "&*", "+@all"));
+            command.addAll(List.of("--user", settings.aclUser(), "on", ">" + settings.aclPassword()));
+            command.addAll(settings.aclRules());
             if (settings.password() == null) {
                 command.addAll(List.of("--user", "default", "off"));
             }

@@ -37,6 +37,19 @@ class RedisAuthTest {
     }
 
     @Test
+    void aclUser_withRules_getsOnlyThoseRules_andTheTestKitStillStartsStopsAndRestartsIt() {
+        try (RedisServer server = RedisServer.builder().aclUser("app", "pw", "~app:* +@connection +@string +info").start()) {
+            assertThat(server.execute("SET", "app:key", "value")).isEqualTo("OK");
+            assertThatThrownBy(() -> server.execute("SET", "other:key", "value"))
+                    .isInstanceOf(RedisServer.ErrorReply.class).hasMessageStartingWith("NOPERM");
+            assertThatThrownBy(() -> server.execute("FLUSHALL"))
+                    .isInstanceOf(RedisServer.ErrorReply.class).hasMessageStartingWith("NOPERM");
+            server.restart();
+            assertThat(server.execute("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
     void aclUser_withWrongPassword_isRefused() {
         try (RedisServer server = RedisServer.builder().aclUser("locker", "pa55").start()) {
             assertThatThrownBy(() -> RawClient.call(server.port(), "AUTH", "locker", "wrong"))

@@ -460,17 +460,14 @@ final class Cluster implements AutoCloseable {
   private LockView.Entry read(RedisServer node, String lock) {
     Object reply;
     try {
-      reply = node.execute(READ_TIMEOUT, "HMGET", lockKey(lock), "o", "t");
+      reply = node.execute(READ_TIMEOUT, "GET", lockKey(lock));
     } catch (UncheckedIOException | RedisServer.ErrorReply e) {
       if (redisCluster != null) {
         slotOwners.remove(lock);  // MOVED, or a killed primary
       }
       return null;
     }
-    if (reply instanceof List<?> fields && fields.size() == 2 && fields.get(0) instanceof String owner) {
-      return new LockView.Entry(owner, fields.get(1) instanceof String t ? t : "0");
-    }
-    return null;
+    return LockView.Entry.ofValue(reply);
   }
 
   static String lockKey(String lock) {

@@ -1,5 +1,9 @@
 package io.relock.torture;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,6 +26,11 @@ import java.util.Map;
  */
 record Event(long wallMillis, long monoNanos, long pid, String proc, String thread, String kind,
     String lock, String hold, long token, Map<String, Object> data) {
+
+  /** History lines are flat objects of strings, whole numbers and booleans: no nesting, no fractions. */
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   // Worker events, in the order a critical section records them.
   static final String ACQUIRE_SENT = "acquire_sent";
@@ -125,11 +134,31 @@ record Event(long wallMillis, long monoNanos, long pid, String proc, String thre
       m.put("token", token);
     }
     new java.util.TreeMap<>(data).forEach(m::put);
-    return FlatJson.write(m);
+    try {
+      return JSON.writeValueAsString(m);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot write event " + kind + " as JSON", e);
+    }
   }
 
+  /**
+   * Reads a line {@link #toJson()} wrote.
+   *
+   * @throws IllegalArgumentException naming the line if it is not one flat object (for example the
+   *     half-written last line of a worker killed mid-write)
+   */
   static Event fromJson(String line) {
-    Map<String, Object> m = new LinkedHashMap<>(FlatJson.parse(line));
+    Map<String, Object> m;
+    try {
+      m = JSON.readValue(line, new TypeReference<LinkedHashMap<String, Object>>() {});
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("not a JSON object (" + e.getOriginalMessage() + "): " + line, e);
+    }
+    m.forEach((key, value) -> {
+      if (!(value == null || value instanceof String || value instanceof Long || value instanceof Boolean)) {
+        throw new IllegalArgumentException("not a flat history line ('" + key + "' is " + value + "): " + line);
+      }
+    });
     long wall = (Long) m.remove("wall");
     long mono = (Long) m.remove("mono");
     long pid = (Long) m.remove("pid");

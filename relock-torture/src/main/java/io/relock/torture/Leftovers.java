@@ -50,9 +50,9 @@ final class Leftovers {
       List<RedisServer> nodes = cluster.lockNodes(lock);
       nodesOf.put(lock, nodes);
       for (int i = 0; i < nodes.size(); i++) {
-        Object fields = read(nodes.get(i), "HMGET", Cluster.lockKey(lock), "o", "t");
-        if (fields instanceof List<?> f && f.size() == 2 && f.get(0) instanceof String o) {
-          found.add(new Key(lock, i, o, f.get(1) instanceof String t ? t : "0"));
+        LockView.Entry held = LockView.Entry.ofValue(read(nodes.get(i), "GET", Cluster.lockKey(lock)));
+        if (held != null) {
+          found.add(new Key(lock, i, held.owner(), held.token()));
         }
       }
     }

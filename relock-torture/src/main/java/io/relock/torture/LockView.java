@@ -5,16 +5,30 @@ import java.util.List;
 
 /**
  * One lock as the lock servers have it at one moment, read node by node by the nemesis: on each,
- * the owner and fencing token of the lock hash, or nothing (no hash, or the node did not answer).
+ * the owner and fencing token of the held lock, or nothing (none, or the node did not answer).
  * One node in the single-server and Sentinel topologies; one per master with Redlock, where a lock
  * is held when a majority of the masters have it for the same owner.
  *
- * @param entries one per node, in the nodes' order; null where the node had no hash or did not answer
+ * @param entries one per node, in the nodes' order; null where the node had no lock or did not answer
  */
 record LockView(String lock, List<Entry> entries) {
 
   /** What one node has: the owner id and the token field ({@code "0"} while a Redlock grant is not fenced yet). */
-  record Entry(String owner, String token) {}
+  record Entry(String owner, String token) {
+
+    /**
+     * The entry in a {@code GET} of the lock key: relock stores a held lock as one string, its
+     * first two fields the owner id and the token (see relock-core's lockvalue.lua); null for an
+     * absent key or anything else.
+     */
+    static Entry ofValue(Object value) {
+      if (!(value instanceof String s)) {
+        return null;
+      }
+      String[] f = s.split(" ");
+      return f.length == 8 ? new Entry(f[0], f[1]) : null;
+    }
+  }
 
   int majority() {
     return entries.size() / 2 + 1;

@@ -17,26 +17,30 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ./relock torture}: runs the suite, prints a line per run, the per-fault table and the summary line. */
-@Command(name = "relock torture", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "relock torture", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = {
-        "Jepsen-style safety suite. Worker JVMs take relock locks and update a fenced counter on a",
-        "separate Redis while a seeded nemesis pauses and kills lock holders, cuts, blackholes and",
-        "delays their connections, and restarts or pauses the lock Redis. A checker then reads the",
-        "histories. Runs: none (no fault), each fault alone, and combined. With --topology sentinel",
-        "the lock Redis is a primary, a replica and three Sentinels, and the nemesis fails the",
-        "primary over, with and without cutting replication first (the Sentinel hole), each with",
-        "relock's replicaAcks off and on. With --topology cluster it is a Redis Cluster of three",
-        "primaries with a replica each, and the nemesis kills primaries (replicaAcks off and on) or",
-        "migrates slots under load. With --topology redlock the workers use relock's Redlock",
-        "over three masters, and the nemesis cuts one off, pauses one, restarts one without its",
-        "data (with relock's delayed restart, and once without it as a control), or steps one's",
-        "clock forward. Always starts its",
-        "own redis-servers (REDIS_URL is ignored: the suite must be able to restart, pause and kill",
-        "them).",
-        "Exits 1 on any fencing violation, unreported loss, stuck lock or lost update, any",
-        "overlap in the fault-free run, or a hold granted without the replica acknowledgement",
-        "replicaAcks asked for. The last line reads:",
-        "torture: runs=<n> unfenced_overlaps=<n> fenced_violations=<n> unreported_losses=<n> stuck_locks=<n> lost_updates=<n>"})
+        "Jepsen-style safety suite. Worker JVMs take relock locks and update a fenced counter on a separate Redis"
+            + " while a seeded nemesis pauses and kills lock holders, cuts, blackholes and delays their connections,"
+            + " and restarts or pauses the lock Redis. A checker then reads the histories. Runs: none (no fault),"
+            + " each fault alone, and combined.",
+        "",
+        "With --topology sentinel the lock Redis is a primary, a replica and three Sentinels, and the nemesis fails"
+            + " the primary over, with and without cutting replication first (the Sentinel hole), each with relock's"
+            + " replicaAcks off and on. With --topology cluster it is a Redis Cluster of three primaries with a"
+            + " replica each, and the nemesis kills primaries (replicaAcks off and on) or migrates slots under load."
+            + " With --topology redlock the workers use relock's Redlock over three masters, and the nemesis cuts one"
+            + " off, pauses one, restarts one without its data (with relock's delayed restart, and once without it"
+            + " as a control), or steps one's clock forward.",
+        "",
+        "Always starts its own redis-servers, and ignores REDIS_URL: the suite must be able to restart, pause and"
+            + " kill them.",
+        "",
+        "Exits 1 on any fencing violation, unreported loss, stuck lock or lost update, any overlap in the"
+            + " fault-free run, or a hold granted without the replica acknowledgement replicaAcks asked for. The last"
+            + " line reads:",
+        "torture: runs=<n> unfenced_overlaps=<n> fenced_violations=<n> unreported_losses=<n> stuck_locks=<n>"
+            + " lost_updates=<n>",
+        ""})
 public final class TortureMain implements Callable<Integer> {
 
   @Option(names = "--seed", paramLabel = "N",

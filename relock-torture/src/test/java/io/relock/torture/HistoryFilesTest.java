@@ -27,10 +27,14 @@ class HistoryFilesTest {
   }
 
   @Test
-  void flatJson_rejectsWhatItCannotRead() {
-    assertThatThrownBy(() -> FlatJson.parse("{\"wall\":1,\"mono\":")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FlatJson.parse("{\"a\":[1]}")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FlatJson.parse("{\"a\":1} x")).isInstanceOf(IllegalArgumentException.class);
+  void event_rejectsLinesThatAreNotOneFlatObject() {
+    String head = "{\"wall\":1,\"mono\":2,\"pid\":3,\"proc\":\"w1\",\"thread\":\"t\",\"kind\":\"acquired\"";
+    assertThat(Event.fromJson(head + "}").kind()).isEqualTo(Event.ACQUIRED);
+    assertThatThrownBy(() -> Event.fromJson("{\"wall\":1,\"mono\":")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Event.fromJson(head + ",\"a\":[1]}")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Event.fromJson(head + ",\"a\":{\"b\":1}}")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Event.fromJson(head + ",\"a\":1.5}")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Event.fromJson(head + "} x")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

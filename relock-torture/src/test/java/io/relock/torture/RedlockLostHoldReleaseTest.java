@@ -7,6 +7,7 @@ import io.relock.LockLease;
 import io.relock.LockLostException;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.contract.StoredLock;
 import io.relock.testkit.RedisMasterGroup;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -86,8 +87,7 @@ class RedlockLostHoldReleaseTest {
    * fixed lease, so that no renewal can learn anything before close() does.
    */
   private LockLease holdOnMasters0And1() {
-    masters.master(2).execute("HSET", KEY, "o", "someone-else", "c", "1", "t", "1");
-    masters.master(2).execute("PEXPIRE", KEY, "60000");
+    StoredLock.plant(masters.master(2), KEY, "someone-else", 1, Duration.ofMinutes(1));
     LockLease lease = relock.lock("ship").acquire(Duration.ZERO, Duration.ofSeconds(20));
     masters.master(2).execute("DEL", KEY);
     assertThat(held(0) && held(1)).isTrue();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.LockLease;
 import io.relock.Relock;
+import io.relock.contract.StoredLock;
 import io.relock.testkit.RedisMasterGroup;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -33,8 +34,7 @@ class RedlockStaleGiveBackTest {
             .recheckInterval(Duration.ofMillis(100)).build()) {
       relock.lock("first-use").acquire(Duration.ZERO).close();  // marks the masters, which needs all three
       // Master 2 is someone else's for now, so an attempt needs masters 0 and 1; master 1 is cut off.
-      masters.master(2).execute("HSET", KEY, "o", "someone-else", "c", "1", "t", "1");
-      masters.master(2).execute("PEXPIRE", KEY, "60000");
+      StoredLock.plant(masters.master(2), KEY, "someone-else", 1, Duration.ofMinutes(1));
       masters.partition(1);
       CompletableFuture<LockLease> waiting = relock.lock("ship").acquireAsync(PATIENCE);
       // Every attempt meanwhile is granted by master 0 alone and gives it back; its give-back to
@@ -45,12 +45,12 @@ class RedlockStaleGiveBackTest {
       masters.heal(1);
 
       try (LockLease lease = waiting.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
-        String owner = (String) masters.master(1).execute("HGET", KEY, "o");
-        assertThat(owner).as("the grant on master 1").isNotNull().isEqualTo(masters.master(0).execute("HGET", KEY, "o"));
+        String owner = StoredLock.holder(masters.master(1), KEY);
+        assertThat(owner).as("the grant on master 1").isNotNull().isEqualTo(StoredLock.holder(masters.master(0), KEY));
         // The background retries fire within a second and a quarter (timeout plus the longest backoff).
         long until = System.nanoTime() + Duration.ofMillis(2500).toNanos();
         while (System.nanoTime() - until < 0) {
-          assertThat(masters.master(1).execute("HGET", KEY, "o")).as("master 1 still holds it for the holder")
+          assertThat(StoredLock.holder(masters.master(1), KEY)).as("master 1 still holds it for the holder")
               .isEqualTo(owner);
           java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }

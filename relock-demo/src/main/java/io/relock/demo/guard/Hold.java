@@ -3,8 +3,8 @@ package io.relock.demo.guard;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** One purchase's stay in the critical section of an item, from {@link PurchaseGuard#enter(String)}. */
-public interface Hold {
+/** One purchase's stay in the critical section of an item, for strategies that enter and leave it by hand. */
+interface Hold {
 
   /** The fencing token to write with; empty for strategies that have none. */
   OptionalLong fencingToken();

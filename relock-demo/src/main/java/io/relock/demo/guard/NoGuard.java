@@ -8,7 +8,7 @@ import java.util.OptionalLong;
  * purchases read the same stock and each write it back minus one, so the stock lost updates while
  * every buyer gets an order: the sale oversells.
  */
-public final class NoGuard implements PurchaseGuard {
+public final class NoGuard extends HoldingGuard {
 
   private static final Hold NOTHING_HELD =
       new Hold() {
@@ -29,7 +29,7 @@ public final class NoGuard implements PurchaseGuard {
   }
 
   @Override
-  public Hold enter(String item) {
+  Hold enter(String item) {
     return NOTHING_HELD;
   }
 }

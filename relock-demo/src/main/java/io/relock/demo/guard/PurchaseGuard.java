@@ -1,6 +1,8 @@
 package io.relock.demo.guard;
 
 import io.relock.demo.store.RedisUnavailableException;
+import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * A lock strategy: how a purchase keeps the other buyers of the same item out while it reads the
@@ -12,10 +14,14 @@ public interface PurchaseGuard {
   String name();
 
   /**
-   * Enters the critical section of {@code item}; the caller must {@link Hold#release()} the result.
+   * Runs {@code purchase} inside the critical section of {@code item}, handing it the fencing
+   * token to write with (empty for strategies that have none), and leaves the section when it
+   * returns or throws.
    *
-   * @throws LockBusyException if the section stayed taken for the strategy's whole wait
-   * @throws RedisUnavailableException if Redis could not be reached
+   * @return what {@code purchase} returned, with what went wrong when leaving the section
+   * @throws LockBusyException if the section stayed taken for the strategy's whole wait; {@code
+   *     purchase} did not run
+   * @throws RedisUnavailableException if Redis could not be reached to enter the section
    */
-  Hold enter(String item);
+  <T> Guarded<T> run(String item, Function<OptionalLong, T> purchase);
 }

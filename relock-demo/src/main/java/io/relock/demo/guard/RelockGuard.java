@@ -1,39 +1,36 @@
 package io.relock.demo.guard;
 
-import io.relock.LockLease;
 import io.relock.LockLostException;
 import io.relock.LockTimeoutException;
-import io.relock.Relock;
 import io.relock.RelockException;
 import io.relock.demo.store.RedisUnavailableException;
-import java.time.Duration;
+import io.relock.spring.LockedLeaseLostException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Strategy {@code relock}: a lease on the lock {@code item:<id>}, renewed by the watchdog while the
- * purchase runs, released (and handed to the next waiter) when it ends. The lease's fencing token
- * goes with the store's read and write, so a purchase that lost its lease cannot write.
+ * Strategy {@code relock}: the purchase runs in {@link ItemLocks#holding}, a {@link
+ * io.relock.spring.Locked @Locked} method, and writes with its lease's fencing token. This class
+ * only turns relock's answers into the service's: a wait that ran out into {@link
+ * LockBusyException}, a lost lease into the purchase's release problem, Redis failing into {@link
+ * RedisUnavailableException}.
  */
 public final class RelockGuard implements PurchaseGuard {
 
-  private final Relock relock;
-  private final Duration wait;
+  private static final Logger log = LoggerFactory.getLogger(RelockGuard.class);
 
-  /**
-   * @param relock the process's client, owned by the caller
-   * @param wait how long a purchase waits for the lock before it is answered "busy"
-   */
-  public RelockGuard(Relock relock, Duration wait) {
-    this.relock = Objects.requireNonNull(relock, "relock");
-    if (wait.isNegative()) {
-      throw new IllegalArgumentException("wait must not be negative: " + wait);
-    }
-    this.wait = wait;
+  private final ItemLocks locks;
+
+  /** @param locks the {@link ItemLocks} bean (the proxy, which takes the locks) */
+  public RelockGuard(ItemLocks locks) {
+    this.locks = Objects.requireNonNull(locks, "locks");
   }
 
-  /** The lock name the demo uses for {@code item}. */
+  /** The lock name the demo uses for {@code item}, as {@link ItemLocks#holding}'s {@code @Locked} says. */
   public static String lockName(String item) {
     return "item:" + item;
   }
@@ -44,40 +41,25 @@ public final class RelockGuard implements PurchaseGuard {
   }
 
   @Override
-  public Hold enter(String item) {
-    LockLease lease;
+  public <T> Guarded<T> run(String item, Function<OptionalLong, T> purchase) {
     try {
-      lease = relock.lock(lockName(item)).acquire(wait);
+      return new Guarded<>(locks.holding(item, null, purchase), Optional.empty());
     } catch (LockTimeoutException e) {
-      throw new LockBusyException(name(), item, wait);
+      throw new LockBusyException(name(), item, e.waitTime());
+    } catch (LockedLeaseLostException e) {
+      // The purchase ran to its end; its fenced writes tell what it did. The loss goes with it.
+      @SuppressWarnings("unchecked")
+      T result = (T) e.returnValue();
+      return new Guarded<>(result, Optional.of(e.getCause().getMessage()));
     } catch (RelockException e) {
       throw new RedisUnavailableException("cannot take the lock of item " + item + ": " + e.getMessage(), e, false);
-    }
-    return new LeaseHold(lease);
-  }
-
-  private static final class LeaseHold implements Hold {
-    private final LockLease lease;
-
-    LeaseHold(LockLease lease) {
-      this.lease = lease;
-    }
-
-    @Override
-    public OptionalLong fencingToken() {
-      return OptionalLong.of(lease.fencingToken());
-    }
-
-    @Override
-    public Optional<String> release() {
-      try {
-        lease.close();
-        return Optional.empty();
-      } catch (LockLostException e) {
-        return Optional.of(e.getMessage());
-      } catch (RelockException e) {
-        return Optional.of("lock release failed, the lock expires with its lease: " + e.getMessage());
+    } catch (RuntimeException e) {
+      for (Throwable suppressed : e.getSuppressed()) {
+        if (suppressed instanceof LockLostException lost) {
+          log.warn("{} after a failed purchase of {}", lost.getMessage(), item);
+        }
       }
+      throw e;
     }
   }
 }

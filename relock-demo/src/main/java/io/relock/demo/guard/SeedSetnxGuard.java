@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * someone takes it over; two buyers that compute the same millisecond share a value and can delete
  * each other's lock; the value is compared with clocks of different machines.
  */
-public final class SeedSetnxGuard implements PurchaseGuard, AutoCloseable {
+public final class SeedSetnxGuard extends HoldingGuard implements AutoCloseable {
 
   /** Prefix of the recipe's lock keys; the demo counts those left behind. */
   public static final String LOCK_KEY_PREFIX = RedisInventory.KEY_PREFIX + "setnx-lock:";
@@ -81,7 +81,7 @@ public final class SeedSetnxGuard implements PurchaseGuard, AutoCloseable {
   }
 
   @Override
-  public Hold enter(String item) {
+  Hold enter(String item) {
     String key = lockKey(item);
     // The article computes the value once, before trying, and releases with that same value.
     String value = String.valueOf(System.currentTimeMillis() + expiry.toMillis());

@@ -2,7 +2,7 @@ package io.relock.demo.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.relock.demo.guard.Hold;
+import io.relock.demo.guard.Guarded;
 import io.relock.demo.guard.LockBusyException;
 import io.relock.demo.guard.PurchaseGuard;
 import io.relock.demo.store.RedisInventory;
@@ -65,17 +65,10 @@ public final class PurchaseService {
     if (guard == null) {
       throw new UnknownStrategyException(strategy, guards.keySet());
     }
-    Hold hold = guard.enter(item);
-    PurchaseResult result;
-    try {
-      result = buyHolding(item, guard.name(), hold.fencingToken());
-    } catch (RuntimeException e) {
-      hold.release().ifPresent(problem -> log.warn("{} after a failed purchase of {}", problem, item));
-      throw e;
-    }
-    Optional<String> problem = hold.release();
-    problem.ifPresent(p -> log.warn("purchase of {} ({}): {}", item, result.status(), p));
-    return result.withReleaseProblem(problem);
+    Guarded<PurchaseResult> guarded = guard.run(item, token -> buyHolding(item, guard.name(), token));
+    PurchaseResult result = guarded.result();
+    guarded.releaseProblem().ifPresent(p -> log.warn("purchase of {} ({}): {}", item, result.status(), p));
+    return result.withReleaseProblem(guarded.releaseProblem());
   }
 
   private PurchaseResult buyHolding(String item, String strategy, OptionalLong token) {

@@ -1,13 +1,13 @@
 package io.relock.demo.service;
 
-import io.relock.Relock;
-import io.relock.RelockException;
+import io.relock.demo.guard.ItemLocks;
 import io.relock.demo.guard.NoGuard;
 import io.relock.demo.guard.PurchaseGuard;
 import io.relock.demo.guard.RelockGuard;
 import io.relock.demo.guard.SeedSetnxGuard;
 import io.relock.demo.store.RedisInventory;
-import io.relock.demo.store.RedisUnavailableException;
+import io.relock.spring.LockedAutoConfiguration;
+import io.relock.spring.RelockAutoConfiguration;
 import java.util.List;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
@@ -30,7 +30,9 @@ import org.springframework.context.annotation.Import;
 /**
  * The seckill service, one Spring Boot web application per process. Only the auto-configuration a
  * JSON web service needs is imported, because the demo starts several of these and startup time is
- * most of its cost.
+ * most of its cost; relock's comes from its Spring Boot starter: the {@link io.relock.Relock} bean
+ * from {@code spring.data.redis.url} (set to {@code demo.redis-uri} in application.properties) and
+ * the {@link io.relock.spring.Locked @Locked} method of {@link ItemLocks}.
  *
  * <p>Run it alone with {@code java -cp ... io.relock.demo.service.ServiceApplication
  * --server.port=8080 --demo.redis-uri=redis://localhost:6379}. When it is ready it prints {@value
@@ -45,7 +47,9 @@ import org.springframework.context.annotation.Import;
   WebMvcAutoConfiguration.class,
   HttpMessageConvertersAutoConfiguration.class,
   JacksonAutoConfiguration.class,
-  ErrorMvcAutoConfiguration.class
+  ErrorMvcAutoConfiguration.class,
+  RelockAutoConfiguration.class,
+  LockedAutoConfiguration.class
 })
 @EnableConfigurationProperties(ServiceSettings.class)
 @Import({ItemController.class, ApiErrorHandler.class})
@@ -74,13 +78,10 @@ public class ServiceApplication {
     return RedisInventory.connect(settings.redisUri(), settings.redisTimeout());
   }
 
-  @Bean(destroyMethod = "close")
-  Relock relock(ServiceSettings settings) {
-    try {
-      return Relock.connect(settings.redisUri());
-    } catch (RelockException e) {
-      throw new RedisUnavailableException("relock cannot connect: " + e.getMessage(), e, false);
-    }
+  /** The relock strategy's critical section; the starter proxies it to take the item's lock. */
+  @Bean
+  ItemLocks itemLocks() {
+    return new ItemLocks();
   }
 
   @Bean(destroyMethod = "close")
@@ -99,12 +100,12 @@ public class ServiceApplication {
   @Bean
   PurchaseService purchaseService(
       RedisInventory inventory,
-      Relock relock,
+      ItemLocks itemLocks,
       SeedSetnxGuard seedSetnxGuard,
       ProcessingStep step,
       ServiceSettings settings) {
     List<PurchaseGuard> guards =
-        List.of(new NoGuard(), seedSetnxGuard, new RelockGuard(relock, settings.lockWait()));
+        List.of(new NoGuard(), seedSetnxGuard, new RelockGuard(itemLocks));
     return new PurchaseService(inventory, guards, step, settings.instance());
   }
 

@@ -1,0 +1,60 @@
+package io.relock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A counting semaphore kept in Redis: at most {@link #permits()} leases held at once across every
+ * process that uses the same name. Obtain one with {@link Relock#semaphore(String, int)}.
+ *
+ * <p>Each permit is a {@link LockLease}: any thread may close it, the watchdog renews it (unless it
+ * was taken for a fixed lease), and it is reported lost like a lock's lease. A holder that dies,
+ * pauses or is cut off gives its permit back when its lease runs out. Each permit carries its own
+ * fencing token, larger than every token issued before for the name.
+ *
+ * <p>Waiters are served in arrival order and handed a permit directly by the release that frees
+ * it; nobody polls. Interruption, cancellation and Redis outages behave as for {@link
+ * DistributedLock#acquire(Duration)}.
+ *
+ * <p>Every client must declare a name with the same number of permits: a different number fails
+ * with {@link RelockException} naming both. To change it, stop using the name (its marker lasts
+ * the fence retention after its last use) or use a new name.
+ */
+public interface DistributedSemaphore {
+
+  /** The name, as given to {@link Relock#semaphore(String, int)}. */
+  String name();
+
+  /** How many leases may be held at once. */
+  int permits();
+
+  /**
+   * Takes a permit with the default lease (renewed by the watchdog), waiting at most {@code wait}.
+   *
+   * @throws LockTimeoutException if no permit came free within the wait
+   * @throws IllegalArgumentException if {@code wait} is negative
+   * @throws RelockException if Redis failed, the name is another kind or was declared with other
+   *     permits, or the thread was interrupted (interrupt flag set)
+   */
+  LockLease acquire(Duration wait);
+
+  /** Takes a permit for a fixed {@code lease} that is never renewed; see {@link #acquire(Duration)}. */
+  LockLease acquire(Duration wait, Duration lease);
+
+  /** Like {@link #acquire(Duration)}, but empty instead of {@link LockTimeoutException}. */
+  Optional<LockLease> tryAcquire(Duration wait);
+
+  /**
+   * Takes a permit without blocking the caller; see {@link DistributedLock#acquireAsync(Duration)}.
+   *
+   * @throws IllegalArgumentException if {@code wait} is negative (thrown, not in the future)
+   */
+  CompletableFuture<LockLease> acquireAsync(Duration wait);
+
+  /**
+   * How many permits are free at the moment Redis answers (permits of holders whose lease ran out
+   * are free). One Redis round trip.
+   */
+  int availablePermits();
+}

@@ -1,0 +1,401 @@
+package io.relock.internal;
+
+import io.relock.DistributedLock;
+import io.relock.LockLease;
+import io.relock.LockLostException;
+import io.relock.LockTimeoutException;
+import io.relock.RelockException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * Several exclusive locks taken as one: all of them or none. The locks are always taken in one
+ * order, that of their Redis keys, whatever order the caller named them in, so two multi-locks
+ * that share locks can never each hold one the other waits for: {A, B} and {B, A} both take A
+ * first. A caller that holds some of the locks waits for the next only as long as that lock's
+ * holder keeps it (its lease); when its own wait runs out, or it is interrupted or cancelled, it
+ * releases every lock it took, and nothing of it is left in Redis. Each lock is an ordinary
+ * exclusive lock: waiting, hand-over, renewal, loss reporting and fencing are the engine's.
+ */
+public final class RedisMultiLock implements DistributedLock {
+  private final List<RedisLock> locks;
+  private final String name;
+
+  public RedisMultiLock(LockEngine engine, List<String> names) {
+    List<String> ordered = new ArrayList<>(names);
+    ordered.sort(Comparator.comparing(n -> engine.keys(n).lock()));
+    this.locks = ordered.stream().map(n -> new RedisLock(engine, n)).toList();
+    this.name = String.join(",", names);
+  }
+
+  /** The names, as given, separated by commas. */
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public LockLease acquire(Duration wait) {
+    return acquire(wait, null);
+  }
+
+  @Override
+  public LockLease acquire(Duration wait, Duration lease) {
+    Checks.waitTime(wait);
+    if (lease != null) {
+      Checks.lease("lease", lease);
+    }
+    long deadline = System.nanoTime() + saturated(wait);
+    List<LockLease> taken = new ArrayList<>(locks.size());
+    try {
+      for (RedisLock lock : locks) {
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        taken.add(lease == null ? lock.acquire(left) : lock.acquire(left, lease));
+      }
+      return new MultiLease(name, taken);
+    } catch (LockTimeoutException e) {
+      releaseQuietly(taken);
+      LockTimeoutException all = new LockTimeoutException(name, wait);
+      all.initCause(e);
+      throw all;
+    } catch (RuntimeException | Error e) {
+      releaseQuietly(taken);
+      throw e;
+    }
+  }
+
+  @Override
+  public Optional<LockLease> tryAcquire(Duration wait) {
+    try {
+      return Optional.of(acquire(wait));
+    } catch (LockTimeoutException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public CompletableFuture<LockLease> acquireAsync(Duration wait) {
+    Checks.waitTime(wait);
+    long deadline = System.nanoTime() + saturated(wait);
+    CompletableFuture<LockLease> result = new CompletableFuture<>();
+    takeFrom(0, new ArrayList<>(), deadline, wait, result);
+    return result;
+  }
+
+  /**
+   * Takes {@code locks[next...]} one after another; any failure or a cancel releases what was
+   * taken, off the calling thread (this runs on relock's event thread, which must not block).
+   */
+  private void takeFrom(int next, List<LockLease> taken, long deadline, Duration wait, CompletableFuture<LockLease> result) {
+    if (next == locks.size()) {
+      if (!result.complete(new MultiLease(name, taken))) {
+        releaseLater(taken); // cancelled meanwhile
+      }
+      return;
+    }
+    CompletableFuture<LockLease> step;
+    try {
+      step = locks.get(next).acquireAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    } catch (RuntimeException e) {
+      releaseLater(taken);
+      result.completeExceptionally(e);
+      return;
+    }
+    result.whenComplete((r, e) -> {
+      if (result.isCancelled()) {
+        step.cancel(false);
+      }
+    });
+    step.whenComplete((lease, error) -> {
+      if (error != null) {
+        releaseLater(taken);
+        Throwable cause = LockEngine.unchecked(error);
+        if (cause instanceof LockTimeoutException) {
+          cause = new LockTimeoutException(name, wait).initCause(cause);
+        }
+        result.completeExceptionally(cause);
+      } else if (result.isDone()) {
+        taken.add(lease);
+        releaseLater(taken);
+      } else {
+        taken.add(lease);
+        takeFrom(next + 1, taken, deadline, wait, result);
+      }
+    });
+  }
+
+  @Override
+  public void lock() {
+    int held = 0;
+    try {
+      for (RedisLock lock : locks) {
+        lock.lock();
+        held++;
+      }
+    } catch (RuntimeException | Error e) {
+      unlockFirst(held);
+      throw e;
+    }
+  }
+
+  @Override
+  public void lockInterruptibly() throws InterruptedException {
+    int held = 0;
+    try {
+      for (RedisLock lock : locks) {
+        lock.lockInterruptibly();
+        held++;
+      }
+    } catch (InterruptedException | RuntimeException | Error e) {
+      unlockFirst(held);
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean tryLock() {
+    int held = 0;
+    try {
+      for (RedisLock lock : locks) {
+        if (!lock.tryLock()) {
+          unlockFirst(held);
+          return false;
+        }
+        held++;
+      }
+      return true;
+    } catch (RuntimeException e) {
+      unlockFirst(held);
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    long deadline = System.nanoTime() + Math.max(0, unit.toNanos(time));
+    int held = 0;
+    try {
+      for (RedisLock lock : locks) {
+        if (!lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+          unlockFirst(held);
+          return false;
+        }
+        held++;
+      }
+      return true;
+    } catch (InterruptedException | RuntimeException e) {
+      unlockFirst(held);
+      throw e;
+    }
+  }
+
+  /**
+   * Releases one hold of each lock, in the reverse of the order they were taken; every lock is
+   * released even if one fails, and the first failure is thrown at the end.
+   */
+  @Override
+  public void unlock() {
+    for (RedisLock lock : locks) {
+      if (!lock.isHeldByCurrentThread() && lock.getHoldCount() == 0) {
+        throw new IllegalMonitorStateException("the current thread does not hold lock '" + lock.name() + "' of '"
+            + name + "'");
+      }
+    }
+    RuntimeException first = null;
+    for (int i = locks.size() - 1; i >= 0; i--) {
+      try {
+        locks.get(i).unlock();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private void unlockFirst(int held) {
+    for (int i = held - 1; i >= 0; i--) {
+      try {
+        locks.get(i).unlock();
+      } catch (RuntimeException e) {
+        // Giving up anyway: a hold that could not be released expires by its lease.
+      }
+    }
+  }
+
+  /** {@link #releaseQuietly}, on another thread: closing blocks for a round trip per lease. */
+  private static void releaseLater(List<LockLease> taken) {
+    if (!taken.isEmpty()) {
+      CompletableFuture.runAsync(() -> releaseQuietly(taken));
+    }
+  }
+
+  private static void releaseQuietly(List<LockLease> taken) {
+    for (int i = taken.size() - 1; i >= 0; i--) {
+      try {
+        taken.get(i).close();
+      } catch (RuntimeException e) {
+        // Giving up anyway: a hold that could not be released expires by its lease.
+      }
+    }
+  }
+
+  @Override
+  public Condition newCondition() {
+    throw new UnsupportedOperationException("relock locks have no conditions");
+  }
+
+  /** Whether any of the locks is held by anyone (an acquisition would wait). One round trip per lock. */
+  @Override
+  public boolean isLocked() {
+    for (RedisLock lock : locks) {
+      if (lock.isLocked()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the calling thread holds every one of the locks through {@code lock()}-style calls. */
+  @Override
+  public boolean isHeldByCurrentThread() {
+    return locks.stream().allMatch(RedisLock::isHeldByCurrentThread);
+  }
+
+  /** The fewest {@code lock()}-style holds the calling thread has of any one of the locks. */
+  @Override
+  public int getHoldCount() {
+    return locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0);
+  }
+
+  /** Frees every one of the locks whoever holds them; whether any was held. */
+  @Override
+  public boolean forceUnlock() {
+    boolean any = false;
+    for (RedisLock lock : locks) {
+      any |= lock.forceUnlock();
+    }
+    return any;
+  }
+
+  @Override
+  public String toString() {
+    return "DistributedLock[" + name + ", all or none]";
+  }
+
+  private static long saturated(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE / 4;
+    }
+  }
+
+  /** The leases of every lock, held and closed together. */
+  static final class MultiLease implements LockLease {
+    private final String name;
+    private final List<LockLease> leases;
+
+    MultiLease(String name, List<LockLease> leases) {
+      this.name = name;
+      this.leases = List.copyOf(leases);
+    }
+
+    @Override
+    public String lockName() {
+      return name;
+    }
+
+    /** The largest of the locks' tokens; {@link #fencingTokens()} gives each lock's own. */
+    @Override
+    public long fencingToken() {
+      return leases.stream().mapToLong(LockLease::fencingToken).max().orElse(0);
+    }
+
+    @Override
+    public java.util.Map<String, Long> fencingTokens() {
+      java.util.Map<String, Long> tokens = new java.util.LinkedHashMap<>();
+      for (LockLease l : leases) {
+        tokens.put(l.lockName(), l.fencingToken());
+      }
+      return java.util.Collections.unmodifiableMap(tokens);
+    }
+
+    @Override
+    public boolean isValid() {
+      return leases.stream().allMatch(LockLease::isValid);
+    }
+
+    @Override
+    public Duration remaining() {
+      return leases.stream().map(LockLease::remaining).min(Duration::compareTo).orElse(Duration.ZERO);
+    }
+
+    /** Runs once, when the first of the locks is found lost. */
+    @Override
+    public void onLost(Runnable listener) {
+      java.util.Objects.requireNonNull(listener, "listener");
+      java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+      for (LockLease l : leases) {
+        l.onLost(() -> {
+          if (ran.compareAndSet(false, true)) {
+            listener.run();
+          }
+        });
+      }
+    }
+
+    /**
+     * Releases every lock, in the reverse of the order they were taken, even if one fails; then
+     * throws {@link LockLostException} if any was lost (naming the first, the others suppressed),
+     * else the first other failure.
+     */
+    @Override
+    public void close() {
+      RuntimeException lost = null;
+      RuntimeException other = null;
+      for (int i = leases.size() - 1; i >= 0; i--) {
+        try {
+          leases.get(i).close();
+        } catch (LockLostException e) {
+          if (lost == null) {
+            lost = e;
+          } else {
+            lost.addSuppressed(e);
+          }
+        } catch (RuntimeException e) {
+          if (other == null) {
+            other = e;
+          } else {
+            other.addSuppressed(e);
+          }
+        }
+      }
+      if (lost != null) {
+        if (other != null) {
+          lost.addSuppressed(other);
+        }
+        throw lost;
+      }
+      if (other != null) {
+        throw other instanceof RelockException ? other : new RelockException("could not release " + name, other);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "LockLease[" + name + ", tokens " + fencingTokens() + "]";
+    }
+  }
+}

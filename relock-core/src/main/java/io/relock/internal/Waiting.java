@@ -1,0 +1,86 @@
+package io.relock.internal;
+
+import io.relock.LockLease;
+import io.relock.RelockException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * How a caller waits for an acquisition, the same for every kind of lock: it gets the hold, or the
+ * acquisition is withdrawn and the caller waits (ignoring interrupts, bounded) until Redis holds
+ * nothing of it.
+ */
+final class Waiting {
+  private Waiting() {}
+
+  /** A lease, blocking; an interrupt withdraws the acquisition and throws {@link RelockException}, flag set. */
+  static LockLease lease(LockEngine engine, LockEngine.Pending p, String name) {
+    try {
+      return interruptibly(engine, p, name);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RelockException("interrupted while acquiring lock '" + name + "'", e);
+    }
+  }
+
+  /**
+   * A lease, without blocking: cancelling the future withdraws the acquisition, and a hold that won
+   * the race with the cancel is released. Completes on a relock thread, never on a Redis I/O thread.
+   */
+  static CompletableFuture<LockLease> leaseAsync(LockEngine engine, LockEngine.Pending p, String name) {
+    CompletableFuture<LockLease> user = new CompletableFuture<>();
+    user.whenComplete((lease, error) -> {
+      if (user.isCancelled()) {
+        p.withdraw(new CancellationException("acquireAsync cancelled"))
+            .thenAccept(won -> {
+              if (won != null) {
+                engine.abandonLease(won);
+              }
+            });
+      }
+    });
+    p.result().whenComplete((lease, error) -> {
+      try {
+        engine.onEventThread(() -> {
+          if (error != null) {
+            user.completeExceptionally(LockEngine.unchecked(error));
+          } else if (!user.complete(lease)) {
+            engine.abandonLease(lease);
+          }
+        });
+      } catch (RejectedExecutionException closed) {
+        user.completeExceptionally(new RelockException("client closed while acquiring lock '" + name + "'"));
+        if (lease != null) {
+          engine.abandonLease(lease);
+        }
+      }
+    });
+    return user;
+  }
+
+  /**
+   * Waits for the acquisition; on interrupt withdraws it (waiting until Redis holds nothing of it)
+   * and throws, unless it had succeeded first: then the caller gets the hold, interrupt flag set.
+   */
+  static HeldLease interruptibly(LockEngine engine, LockEngine.Pending p, String name) throws InterruptedException {
+    try {
+      return p.result().get();
+    } catch (ExecutionException e) {
+      throw LockEngine.unchecked(e.getCause());
+    } catch (InterruptedException e) {
+      HeldLease won = engine.withdrawAndWait(p, "interrupted while acquiring lock '" + name + "'");
+      if (won != null) {
+        Thread.currentThread().interrupt();
+        return won;
+      }
+      throw e;
+    }
+  }
+
+  /** Waits for the acquisition, ignoring interrupts (the flag is restored). */
+  static HeldLease uninterruptibly(LockEngine.Pending p) {
+    return LockEngine.await(p.result());
+  }
+}

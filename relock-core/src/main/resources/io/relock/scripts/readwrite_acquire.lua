@@ -1,0 +1,108 @@
+-- readwrite_acquire.lua: take a read-write lock to read or to write, re-enter it, or queue for it;
+-- also re-checks and withdraws a waiter. It answers as acquire.lua does, so that the engine
+-- drives every kind of lock the same way.
+--
+-- KEYS[1] the name's marker; its fence, queue, holders and holds are named after it (see
+--         fence.lua, queue.lua, holders.lua, readwrite.lua)
+-- ARGV[1..5] as acquire.lua's
+-- ARGV[6] the lane: 'r' to read (shared with other readers), 'w' to write (alone)
+-- ARGV[7] for a reader: the owner id of the same thread's write hold, or '': a thread that holds
+--         the lock to write may take it to read as well (then let go of the write hold: a
+--         downgrade), ahead of the queue
+--
+-- Returns as acquire.lua, but {1, token, 1, serial} and {3, token, 1, serial} also carry the
+-- grant's serial, which for a reader is not its token (see readwrite.lua). Waiters are served in arrival order, readers
+-- and writers alike, so a stream of readers cannot starve a writer, nor the reverse.
+
+-- @include lockvalue.lua
+-- @include fence.lua
+-- @include queue.lua
+-- @include holders.lua
+-- @include readwrite.lua
+
+local owner, lease, mode, retention, lane = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[6]
+local _, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
+local entry_ms = tonumber(string.match(ARGV[5], '^(%d+)'))
+local set = holders_of(lane)
+claim_kind('readwrite', 'a read-write lock', retention)
+local now_ms, now_us = server_time()
+
+local function issued()
+  return math.max(read_fence(), now_us)
+end
+
+-- The reply for a hold the caller has: its token, and the grant's serial (a writer's is its token).
+local function held(token, since)
+  if lane == 'r' then
+    return {3, tonumber(token), 1, tonumber(since)}
+  end
+  return {3, tonumber(token), 1, tonumber(token)}
+end
+
+local holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt = hold_of(owner)
+if holder then
+  if mode == 'reenter' then
+    -- The count in Redis is for operators; the client keeps the one it relies on.
+    local count = tonumber(hcount) + 1
+    redis.call('SET', hold_key(owner), lock_value(owner, htoken, count, lease, now_us, hsince, hwaiters, hattempt),
+        'PX', lease)
+    return {2, tonumber(htoken), count}
+  end
+  if mode == 'abandon' then
+    drop_hold(set, owner)
+    grant_waiting(now_ms, now_us, retention)
+    return {-1, 0, 0}
+  end
+  if acked == '1' then
+    redis.call('SET', hold_key(owner), lock_value(holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt),
+        'KEEPTTL')
+  end
+  return held(htoken, hsince)
+end
+
+if mode == 'reenter' then
+  return {-2, 0, 0}
+end
+if mode == 'giveup' or mode == 'abandon' then
+  forget_waiter(owner)
+  -- A waiter that leaves may have held up the ones behind it (readers behind a writer).
+  grant_waiting(now_ms, now_us, retention)
+  return {-1, 0, 0}
+end
+if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
+  return {-3, 0, 0, issued()}
+end
+
+local writers, readers = live_holders(WRITERS), live_holders(READERS)
+local downgrade = lane == 'r' and #writers == 1 and writers[1] == ARGV[7]
+local free = (lane == 'w' and #writers == 0 and #readers == 0) or (lane == 'r' and (#writers == 0 or downgrade))
+if free then
+  local first = first_live_waiter(now_ms)
+  if first and first ~= owner and not downgrade then
+    -- Others wait ahead of the caller: they go first (the caller among them, if it is queued and
+    -- its turn comes).
+    grant_waiting(now_ms, now_us, retention)
+    local granted, token, _, _, _, since = hold_of(owner)
+    if granted then
+      return held(token, since)
+    end
+  else
+    forget_waiter(owner)
+    local token, serial = lane_token(lane, now_us, retention)
+    add_hold(set, owner, token, lease, now_us, serial)
+    if lane == 'r' then
+      grant_waiting(now_ms, now_us, retention) -- the readers queued right behind the caller
+    end
+    return {1, token, 1, serial}
+  end
+end
+
+local holding = live_holders(WRITERS)
+for _, r in ipairs(live_holders(READERS)) do
+  holding[#holding + 1] = r
+end
+if mode ~= 'try' then
+  enqueue(owner, now_ms, now_us, entry_ms, ARGV[2] .. ' ' .. claim_ms .. ' ' .. lane .. ' ' .. channel)
+  return {0, 0, soonest_end(holding), issued()}
+end
+return {0, 0, soonest_end(holding)}

@@ -1,0 +1,90 @@
+-- semaphore_acquire.lua: take one of a semaphore's permits, or queue for one; also re-checks and
+-- withdraws a waiter. It answers as acquire.lua does, so that the engine drives every kind of
+-- lock the same way.
+--
+-- KEYS[1] the semaphore's marker; its fence, queue, holders and holds are named after it (see
+--         fence.lua, queue.lua, holders.lua, semaphore.lua)
+-- ARGV[1..5] as acquire.lua's (there is no 'reenter': a permit is a lease, owned by no thread)
+-- ARGV[6] the permits the caller declared the semaphore with; '0' for a withdrawal ('giveup',
+--         'abandon'), which does not check them
+--
+-- Returns as acquire.lua; a permit's fencing token is larger than every token issued before for
+-- the name. A waiter at the head of the queue gets a permit before anyone who asks later.
+
+-- @include lockvalue.lua
+-- @include fence.lua
+-- @include queue.lua
+-- @include holders.lua
+-- @include semaphore.lua
+
+local owner, lease, mode, retention = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local _, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
+local entry_ms = tonumber(string.match(ARGV[5], '^(%d+)'))
+local permits = tonumber(ARGV[6])
+if permits > 0 then
+  claim_kind('semaphore ' .. permits, 'a semaphore of ' .. permits .. ' permits', retention)
+else
+  permits = declared_permits()
+end
+local now_ms, now_us = server_time()
+
+local function issued()
+  return math.max(read_fence(), now_us)
+end
+
+local holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt = hold_of(owner)
+if holder then
+  if mode == 'abandon' then
+    drop_hold(HOLDERS, owner)
+    grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+    return {-1, 0, 0}
+  end
+  if acked == '1' then
+    redis.call('SET', hold_key(owner), lock_value(holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt),
+        'KEEPTTL')
+  end
+  return {3, tonumber(htoken), 1}
+end
+
+if mode == 'reenter' then
+  return {-2, 0, 0}
+end
+if mode == 'giveup' or mode == 'abandon' then
+  forget_waiter(owner)
+  -- A waiter that leaves may have held up the ones behind it.
+  grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+  return {-1, 0, 0}
+end
+if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
+  return {-3, 0, 0, issued()}
+end
+
+local live = live_holders(HOLDERS)
+if #live < permits then
+  local first = first_live_waiter(now_ms)
+  if first and first ~= owner then
+    -- Others wait ahead of the caller: they get the free permits first (the caller among them,
+    -- if it is queued and its turn comes).
+    grant_permits(permits, #live, now_ms, now_us, retention)
+    local granted, token = hold_of(owner)
+    if granted then
+      return {3, tonumber(token), 1}
+    end
+    live = live_holders(HOLDERS)
+    first = first_live_waiter(now_ms)
+  end
+  if #live < permits and (not first or first == owner) then
+    forget_waiter(owner)
+    local token = issue_token(now_us, retention)
+    add_hold(HOLDERS, owner, token, lease, now_us)
+    -- Permits left over go to the waiters that were behind the caller.
+    grant_permits(permits, #live + 1, now_ms, now_us, retention)
+    return {1, token, 1}
+  end
+end
+
+if mode ~= 'try' then
+  enqueue(owner, now_ms, now_us, entry_ms, ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
+  return {0, 0, soonest_end(live), issued()}
+end
+return {0, 0, soonest_end(live)}

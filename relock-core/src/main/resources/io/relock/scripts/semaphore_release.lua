@@ -1,0 +1,29 @@
+-- semaphore_release.lua: give a permit back, and hand the permits left free to the waiters.
+--
+-- KEYS[1] the semaphore's marker; its fence, queue, holders and holds are named after it
+-- ARGV[1] owner id of the caller
+-- ARGV[2] '1' (a permit is one hold: there is nothing to drop one of)
+-- ARGV[3] how long the fence key and the marker are kept after their last use, in milliseconds
+-- ARGV[4] '' (no hand-over within the client: every waiter of a semaphore waits in Redis)
+--
+-- Returns as release.lua: {2, 1} released and a permit handed to a waiter, {2, 0} released,
+-- {-1, 0} the caller holds no permit (its lease ran out, or it was never granted).
+
+-- @include lockvalue.lua
+-- @include fence.lua
+-- @include queue.lua
+-- @include holders.lua
+-- @include semaphore.lua
+
+local owner, retention = ARGV[1], ARGV[3]
+if not hold_of(owner) then
+  return {-1, 0}
+end
+drop_hold(HOLDERS, owner)
+local permits = declared_permits()
+if permits > 0 then
+  redis.call('PEXPIRE', KEYS[1], retention)
+end
+local now_ms, now_us = server_time()
+local handed = grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+return {2, handed > 0 and 1 or 0}

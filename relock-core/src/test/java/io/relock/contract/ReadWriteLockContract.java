@@ -1,0 +1,221 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.relock.DistributedReadWriteLock;
+import io.relock.LockLease;
+import io.relock.Relock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** A read-write lock: shared readers, a lone writer, arrival order, tokens, re-entrancy and downgrade. */
+public abstract class ReadWriteLockContract extends RelockContract {
+
+  private DistributedReadWriteLock rw(String name) {
+    return client(b -> b.recheckInterval(Duration.ofMinutes(1))).readWriteLock(name);
+  }
+
+  private void awaitQueued(String name, int n) {
+    await(n + " waiting for " + name, () -> redis("ZCARD", lockKey(name) + ":q").equals((long) n));
+  }
+
+  @Test
+  void manyReaders_orOneWriter() {
+    DistributedReadWriteLock a = rw("doc");
+    DistributedReadWriteLock b = rw("doc");
+    LockLease r1 = a.readLock().acquire(Duration.ZERO);
+    LockLease r2 = b.readLock().acquire(Duration.ZERO);
+    assertThat(a.writeLock().tryAcquire(Duration.ZERO)).as("a writer while readers hold").isEmpty();
+    assertThat(a.readLock().isLocked()).isTrue();
+    assertThat(a.writeLock().isLocked()).isFalse();
+    r1.close();
+    assertThat(b.writeLock().tryAcquire(Duration.ZERO)).as("a writer while one reader holds").isEmpty();
+    r2.close();
+    try (LockLease w = b.writeLock().acquire(Duration.ZERO)) {
+      assertThat(a.readLock().tryAcquire(Duration.ZERO)).as("a reader while the writer holds").isEmpty();
+      assertThat(a.writeLock().tryAcquire(Duration.ZERO)).as("a second writer").isEmpty();
+      assertThat(w.isValid()).isTrue();
+    }
+    assertNoWaiters("doc");
+  }
+
+  @Test
+  void aWaitingWriter_holdsUpReadersThatCameAfterIt() throws Exception {
+    DistributedReadWriteLock a = rw("fair");
+    LockLease reader = a.readLock().acquire(Duration.ZERO);
+    CompletableFuture<LockLease> writer = rw("fair").writeLock().acquireAsync(PATIENCE);
+    awaitQueued("fair", 1);
+    assertThat(rw("fair").readLock().tryAcquire(Duration.ZERO)).as("a reader behind a waiting writer").isEmpty();
+    CompletableFuture<LockLease> lateReader = rw("fair").readLock().acquireAsync(PATIENCE);
+    awaitQueued("fair", 2);
+    reader.close();
+    LockLease w = writer.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(lateReader).isNotDone();
+    w.close();
+    lateReader.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    assertNoWaiters("fair");
+  }
+
+  @Test
+  void aWriterRelease_handsTheLockToEveryReaderQueuedBeforeTheNextWriter() throws Exception {
+    LockLease first = rw("run").writeLock().acquire(Duration.ZERO);
+    List<String> granted = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<LockLease>> queued = new ArrayList<>();
+    String[] lanes = {"r1", "r2", "w2", "r3"};
+    for (int i = 0; i < lanes.length; i++) {
+      String who = lanes[i];
+      DistributedReadWriteLock lock = rw("run");
+      CompletableFuture<LockLease> f = (who.startsWith("r") ? lock.readLock() : lock.writeLock()).acquireAsync(PATIENCE);
+      queued.add(f.thenApply(l -> {
+        granted.add(who);
+        return l;
+      }));
+      awaitQueued("run", i + 1);
+    }
+    rw("warm-up").writeLock().acquire(Duration.ZERO).close(); // scripts loaded: no NOSCRIPT retry counted below
+    redis("CONFIG", "RESETSTAT");
+    first.close();
+    LockLease r1 = queued.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    LockLease r2 = queued.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(scriptCalls()).as("one release handed the lock to both readers").isEqualTo(1);
+    assertThat(queued.get(2)).as("the writer after them waits").isNotDone();
+    assertThat(queued.get(3)).as("the reader after that writer waits").isNotDone();
+    r1.close();
+    r2.close();
+    queued.get(2).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    queued.get(3).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    assertThat(granted.subList(0, 2)).as("granted together, heard in any order").containsExactlyInAnyOrder("r1", "r2");
+    assertThat(granted.subList(2, 4)).containsExactly("w2", "r3");
+  }
+
+  @Test
+  void writeTokensIncrease_andReadsCarryTheTokenOfTheLastWrite() {
+    DistributedReadWriteLock lock = rw("versions");
+    long t1;
+    try (LockLease w = lock.writeLock().acquire(Duration.ZERO)) {
+      t1 = w.fencingToken();
+    }
+    try (LockLease r = lock.readLock().acquire(Duration.ZERO); LockLease r2 = rw("versions").readLock().acquire(Duration.ZERO)) {
+      assertThat(r.fencingToken()).isEqualTo(t1);
+      assertThat(r2.fencingToken()).isEqualTo(t1);
+    }
+    try (LockLease w = lock.writeLock().acquire(Duration.ZERO)) {
+      assertThat(w.fencingToken()).isGreaterThan(t1);
+      t1 = w.fencingToken();
+    }
+    try (LockLease r = lock.readLock().acquire(Duration.ZERO)) {
+      assertThat(r.fencingToken()).isEqualTo(t1);
+    }
+  }
+
+  @Test
+  void aReadAfterRedisLostTheLastWritesToken_isGivenANewerOne_neverZero() {
+    long written;
+    try (LockLease w = rw("amnesia").writeLock().acquire(Duration.ZERO)) {
+      written = w.fencingToken();
+    }
+    redis("DEL", lockKey("amnesia") + ":lw", lockKey("amnesia") + ":fence"); // as after a restart without data
+    try (LockLease r = rw("amnesia").readLock().acquire(Duration.ZERO)) {
+      assertThat(r.fencingToken()).as("not older than the write it follows").isGreaterThan(written);
+    }
+  }
+
+  @Test
+  void aWaitingWriterThatGivesUp_letsTheReadersQueuedBehindItIn_atOnce() throws Exception {
+    LockLease reader = rw("gave-up").readLock().acquire(Duration.ZERO);
+    CompletableFuture<LockLease> writer = rw("gave-up").writeLock().acquireAsync(Duration.ofMillis(500));
+    awaitQueued("gave-up", 1);
+    CompletableFuture<LockLease> lateReader = rw("gave-up").readLock().acquireAsync(PATIENCE);
+    awaitQueued("gave-up", 2);
+    assertThatThrownBy(() -> writer.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+        .hasCauseInstanceOf(io.relock.LockTimeoutException.class);
+    // Its rechecks are a minute apart: only the writer's leaving can let it in before PATIENCE.
+    lateReader.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    reader.close();
+    assertNoWaiters("gave-up");
+  }
+
+  @Test
+  void forceUnlockOfAnExclusiveLock_refusesAReadWriteLocksName() {
+    try (LockLease r = rw("guarded").readLock().acquire(Duration.ZERO)) {
+      assertThatThrownBy(() -> client().lock("guarded").forceUnlock())
+          .isInstanceOf(io.relock.RelockException.class).hasMessageContaining("read-write lock");
+      assertThat(r.isValid()).isTrue();
+      assertThat(rw("guarded").writeLock().tryAcquire(Duration.ZERO)).isEmpty();
+    }
+  }
+
+  @Test
+  void aWriterThread_mayTakeTheReadLock_andLetGoOfTheWriteLock() throws Exception {
+    DistributedReadWriteLock lock = rw("downgrade");
+    lock.writeLock().lock();
+    lock.writeLock().lock();
+    assertThat(lock.writeLock().getHoldCount()).isEqualTo(2);
+    assertThat(lock.readLock().tryLock(1, TimeUnit.SECONDS)).as("downgrade: the writer takes the read lock").isTrue();
+    lock.writeLock().unlock();
+    lock.writeLock().unlock();
+    assertThat(lock.writeLock().isHeldByCurrentThread()).isFalse();
+    try (LockLease otherReader = rw("downgrade").readLock().acquire(Duration.ZERO)) {
+      assertThat(otherReader.isValid()).as("readers share it with the downgraded thread").isTrue();
+    }
+    assertThat(rw("downgrade").writeLock().tryAcquire(Duration.ZERO)).as("a writer while it still reads").isEmpty();
+    lock.readLock().unlock();
+    assertThat(lock.readLock().isLocked()).isFalse();
+  }
+
+  @Test
+  void aReaderThread_askingForTheWriteLock_isRefusedAtOnce_insteadOfWaitingForItself() {
+    DistributedReadWriteLock lock = rw("upgrade");
+    lock.readLock().lock();
+    try {
+      assertThatThrownBy(() -> lock.writeLock().lock()).isInstanceOf(IllegalMonitorStateException.class)
+          .hasMessageContaining("'upgrade'").hasMessageContaining("read lock");
+      assertThat(lock.writeLock().isLocked()).isFalse();
+      assertNoWaiters("upgrade");
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  @Test
+  void eachLane_isReentrantForItsThread() {
+    DistributedReadWriteLock lock = rw("again");
+    lock.readLock().lock();
+    lock.readLock().lock();
+    assertThat(lock.readLock().getHoldCount()).isEqualTo(2);
+    lock.readLock().unlock();
+    assertThat(lock.readLock().isLocked()).isTrue();
+    lock.readLock().unlock();
+    assertThat(lock.readLock().isLocked()).isFalse();
+    assertThatThrownBy(() -> lock.readLock().unlock()).isInstanceOf(IllegalMonitorStateException.class);
+  }
+
+  @Test
+  void aCancelledWaitingWriter_leavesNothingBehind_andTheReadersGoOn() throws Exception {
+    LockLease reader = rw("cancel").readLock().acquire(Duration.ZERO);
+    CompletableFuture<LockLease> writer = rw("cancel").writeLock().acquireAsync(PATIENCE);
+    awaitQueued("cancel", 1);
+    writer.cancel(true);
+    await("the cancelled writer left the queue", () -> redis("ZCARD", lockKey("cancel") + ":q").equals(0L));
+    try (LockLease another = rw("cancel").readLock().acquire(Duration.ZERO)) {
+      assertThat(another.isValid()).isTrue();
+    }
+    reader.close();
+    assertNoWaiters("cancel");
+  }
+
+  @Test
+  void forceUnlock_endsEveryHoldOfALane_andItsHoldersAreTold() {
+    Relock relock = client(b -> b.defaultLease(Duration.ofMillis(900)));
+    LockLease r = relock.readWriteLock("forced").readLock().acquire(Duration.ZERO);
+    assertThat(client().readWriteLock("forced").readLock().forceUnlock()).isTrue();
+    await("the reader is told", () -> !r.isValid());
+    assertThatThrownBy(r::close).isInstanceOf(io.relock.LockLostException.class);
+  }
+}

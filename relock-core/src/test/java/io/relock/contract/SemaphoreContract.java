@@ -1,0 +1,218 @@
+package io.relock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.relock.DistributedSemaphore;
+import io.relock.LockLease;
+import io.relock.LockLostException;
+import io.relock.LockTimeoutException;
+import io.relock.Relock;
+import io.relock.RelockException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A semaphore's permits: a bound never exceeded, handed over in order, returned when holders die. */
+public abstract class SemaphoreContract extends RelockContract {
+
+  @Test
+  void permits_areNeverExceeded_andEachLeaseHasItsOwnLargerToken() {
+    DistributedSemaphore sem = client().semaphore("pool", 3);
+    List<LockLease> held = new ArrayList<>();
+    long last = 0;
+    for (int i = 0; i < 3; i++) {
+      LockLease lease = sem.acquire(Duration.ZERO);
+      assertThat(lease.fencingToken()).isGreaterThan(last);
+      last = lease.fencingToken();
+      held.add(lease);
+    }
+    assertThat(sem.availablePermits()).isZero();
+    assertThat(client().semaphore("pool", 3).tryAcquire(Duration.ZERO)).as("a fourth, from another client").isEmpty();
+    held.remove(0).close();
+    assertThat(sem.availablePermits()).isEqualTo(1);
+    try (LockLease again = sem.acquire(Duration.ZERO)) {
+      assertThat(again.fencingToken()).isGreaterThan(last);
+      assertThat(sem.availablePermits()).isZero();
+    }
+    held.forEach(LockLease::close);
+    assertThat(sem.availablePermits()).isEqualTo(3);
+    assertNoWaiters("pool");
+  }
+
+  @Test
+  void waiters_areHandedPermitsInArrivalOrder_withoutPolling() throws Exception {
+    DistributedSemaphore sem = client().semaphore("turns", 1);
+    LockLease holder = sem.acquire(Duration.ZERO);
+    List<String> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<LockLease>> waiting = new ArrayList<>();
+    // Long rechecks: only a release's hand-over can bring these permits in time.
+    List<Relock> waiters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      waiters.add(client(b -> b.recheckInterval(Duration.ofMinutes(1))));
+    }
+    client().semaphore("warm-up", 1).acquire(Duration.ZERO).close(); // scripts loaded: no NOSCRIPT retry counted
+    redis("CONFIG", "RESETSTAT");
+    for (int i = 0; i < 3; i++) {
+      String who = "client-" + i;
+      CompletableFuture<LockLease> f = waiters.get(i).semaphore("turns", 1).acquireAsync(PATIENCE);
+      waiting.add(f.thenApply(l -> {
+        order.add(who);
+        return l;
+      }));
+      int queued = i + 1;
+      await(queued + " waiting", () -> redis("ZCARD", lockKey("turns") + ":q").equals((long) queued));
+    }
+    holder.close();
+    for (CompletableFuture<LockLease> f : waiting) {
+      f.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    }
+    assertThat(order).containsExactly("client-0", "client-1", "client-2");
+    // Each waiter's one call to queue, then each release (the holder's and the three waiters'),
+    // which hands the permit on: 7 calls for 3 contended acquisitions, and no waiter asked again.
+    assertThat(scriptCalls()).as("script calls for 3 contended acquisitions")
+        .isLessThanOrEqualTo(3 * 3);
+  }
+
+  @Test
+  void aHolderThatStopsRenewing_givesItsPermitBackAtItsLeaseEnd_andIsTold() throws Exception {
+    DistributedSemaphore sem = client().semaphore("crashy", 1);
+    AtomicInteger lost = new AtomicInteger();
+    LockLease abandoned = sem.acquire(Duration.ZERO, Duration.ofMillis(400));
+    abandoned.onLost(lost::incrementAndGet);
+    try (LockLease next = client().semaphore("crashy", 1).acquire(PATIENCE)) {
+      assertThat(next.isValid()).isTrue();
+    }
+    await("the first holder is told", () -> lost.get() == 1);
+    assertThatThrownBy(abandoned::close).isInstanceOf(LockLostException.class);
+  }
+
+  @Test
+  void theWatchdog_keepsAPermitPastItsLease() {
+    Duration lease = Duration.ofMillis(600);
+    DistributedSemaphore sem = client(b -> b.defaultLease(lease)).semaphore("kept", 1);
+    try (LockLease held = sem.acquire(Duration.ZERO)) {
+      long until = System.nanoTime() + lease.multipliedBy(3).toNanos();
+      await("three leases passed with the permit held", () -> {
+        assertThat(held.isValid()).isTrue();
+        assertThat(sem.availablePermits()).isZero();
+        return System.nanoTime() - until > 0;
+      });
+    }
+  }
+
+  @Test
+  void declaringOtherPermits_failsNamingBothCounts_andChangesNothing() {
+    try (LockLease held = client().semaphore("sized", 3).acquire(Duration.ZERO)) {
+      assertThatThrownBy(() -> client().semaphore("sized", 5).acquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("'sized'")
+          .hasMessageContaining("semaphore of 3 permits").hasMessageContaining("5 permits");
+      assertThatThrownBy(() -> client().semaphore("sized", 5).availablePermits())
+          .isInstanceOf(RelockException.class).hasMessageContaining("3 permits");
+      assertThat(client().semaphore("sized", 3).availablePermits()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void oneName_isOneKind() {
+    Relock relock = client();
+    try (LockLease exclusive = relock.lock("taken").acquire(Duration.ZERO)) {
+      assertThatThrownBy(() -> relock.semaphore("taken", 2).acquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("exclusive lock");
+    }
+    try (LockLease permit = relock.semaphore("counted", 2).acquire(Duration.ZERO)) {
+      assertThatThrownBy(() -> relock.lock("counted").acquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("semaphore of 2 permits");
+      assertThatThrownBy(() -> relock.lock("counted").forceUnlock())
+          .isInstanceOf(RelockException.class).hasMessageContaining("semaphore of 2 permits");
+      assertThat(relock.semaphore("counted", 2).availablePermits()).as("nothing freed").isEqualTo(1);
+      assertThatThrownBy(() -> relock.readWriteLock("counted").readLock().acquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("semaphore of 2 permits");
+      assertThat(permit.isValid()).isTrue();
+    }
+  }
+
+  @Test
+  void oneClientDeclaringOtherPermits_isRefusedToo() {
+    Relock relock = client();
+    try (LockLease held = relock.semaphore("twice", 2).acquire(Duration.ZERO)) {
+      assertThatThrownBy(() -> relock.semaphore("twice", 5).acquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("semaphore of 2 permits");
+      assertThat(held.isValid()).isTrue();
+    }
+  }
+
+  @Test
+  void theKindMarker_outlivesTheFenceRetention_whileAPermitIsRenewed() {
+    Relock relock = client(b -> b.defaultLease(Duration.ofMillis(600)).fenceRetention(Duration.ofMillis(800)));
+    try (LockLease held = relock.semaphore("marked", 1).acquire(Duration.ZERO)) {
+      long until = System.nanoTime() + Duration.ofMillis(2000).toNanos();
+      await("twice the retention passed with the permit held", () -> System.nanoTime() - until > 0);
+      assertThatThrownBy(() -> client().semaphore("marked", 3).acquire(Duration.ZERO))
+          .as("the marker still says 1 permit").isInstanceOf(RelockException.class).hasMessageContaining("1 permits");
+      assertThat(held.isValid()).isTrue();
+    }
+  }
+
+  @Test
+  void anExclusiveLocksWaiters_keepTheNameFromBecomingASemaphore() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+    LockLease gone = relock.lock("queued").acquire(Duration.ZERO, Duration.ofMinutes(1));
+    CompletableFuture<LockLease> waiter = client(b -> b.recheckInterval(Duration.ofMinutes(1))).lock("queued")
+        .acquireAsync(PATIENCE);
+    await("the waiter is queued", () -> redis("ZCARD", lockKey("queued") + ":q").equals(1L));
+    redis("DEL", lockKey("queued")); // the holder's lease ends, long before the waiter's next look
+    assertThatThrownBy(() -> relock.semaphore("queued", 2).acquire(Duration.ZERO))
+        .isInstanceOf(RelockException.class).hasMessageContaining("waiters of an exclusive lock");
+    assertThat(redis("ZCARD", lockKey("queued") + ":q")).as("the waiter still queued").isEqualTo(1L);
+    waiter.cancel(true);
+    assertThatThrownBy(gone::close).isInstanceOf(LockLostException.class);
+  }
+
+  @Test
+  void anExclusiveHoldersLateRelease_ofANameNowASemaphore_isReportedLost_andLeavesTheMarkerAsItWas() {
+    Relock relock = client();
+    LockLease old = relock.lock("reused").acquire(Duration.ZERO, Duration.ofMillis(200));
+    await("the old hold expired", () -> redis("EXISTS", lockKey("reused")).equals(0L));
+    try (LockLease permit = relock.semaphore("reused", 2).acquire(Duration.ZERO)) {
+      assertThatThrownBy(old::close).isInstanceOf(LockLostException.class);
+      assertThat(redis("GET", lockKey("reused"))).isEqualTo("semaphore 2");
+      assertThat((Long) redis("PTTL", lockKey("reused"))).as("the marker still expires").isPositive();
+      assertThat(permit.isValid()).isTrue();
+    }
+  }
+
+  @Test
+  void cancelledAndInterruptedWaiters_leaveNothingInRedis() throws Exception {
+    DistributedSemaphore sem = client().semaphore("quiet", 1);
+    LockLease holder = sem.acquire(Duration.ZERO);
+    CompletableFuture<LockLease> cancelled = client().semaphore("quiet", 1).acquireAsync(PATIENCE);
+    await("queued", () -> redis("ZCARD", lockKey("quiet") + ":q").equals(1L));
+    cancelled.cancel(true);
+    await("the cancelled waiter left the queue", () -> redis("ZCARD", lockKey("quiet") + ":q").equals(0L));
+    Thread.currentThread().interrupt();
+    assertThatThrownBy(() -> sem.acquire(PATIENCE)).isInstanceOf(RelockException.class);
+    assertThat(Thread.interrupted()).as("interrupt flag kept").isTrue();
+    assertThatThrownBy(() -> sem.acquire(Duration.ofMillis(50))).isInstanceOf(LockTimeoutException.class);
+    holder.close();
+    assertThat(sem.availablePermits()).isEqualTo(1);
+    assertThat(redis("SCARD", lockKey("quiet") + ":holders")).isEqualTo(0L);
+    assertNoWaiters("quiet");
+  }
+
+  @Test
+  void badArguments_failFastNamingTheValue() {
+    Relock relock = client();
+    assertThatThrownBy(() -> relock.semaphore("s", 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0");
+    assertThatThrownBy(() -> relock.semaphore(" ", 2)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> relock.semaphore("s", 2).acquire(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+    assertThat(redis("EXISTS", lockKey("s"))).isEqualTo(0L);
+  }
+}
