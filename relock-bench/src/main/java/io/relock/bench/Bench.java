@@ -130,6 +130,62 @@ final class Bench {
   }
 
   /**
+   * The lock family's rows ({@code --family}): for each implementation that has a read-write lock
+   * and a semaphore, in {@link BenchSettings#processes()} fresh worker JVMs with {@link
+   * BenchSettings#processThreads()} threads each, every workload in turn on one name (the first
+   * waits for the JIT as scenario 3's first configuration does), each with its {@code MONITOR}
+   * calibration. A {@link HoldCheck} shared by the workers counts every hold; a run in which a
+   * writer overlapped anyone, or more holders than permits held a semaphore, fails its row (no
+   * figures, the reason in {@code failures}) and the next row goes on.
+   */
+  void familyRows(List<Workload> workloads, List<Row> rows, List<Results.Failure> failures) {
+    for (Implementation impl : implementations) {
+      if (!impl.hasFamily()) {
+        log.println("  " + impl.id() + " left out: the bench has no read-write lock or semaphore of it");
+        continue;
+      }
+      inFreshWorkers(impl, settings.processes(), workers -> {
+        for (int threads : settings.processThreads()) {
+          for (Workload workload : workloads) {
+            List<String> keys = Collections.nCopies(threads, "f-" + workload.id());
+            try {
+              Row row = measure(workload.id(), impl, workers, keys, workload);
+              rows.add(done(row.withSplit(calibrate(impl, workers, keys, workload))));
+            } catch (HoldCheckFailed e) {
+              failures.add(new Results.Failure(workload, impl, workers.size(), threads, e.getMessage()));
+              log.printf(Locale.ROOT, "%s %-19s %-14s %dx%-3d ROW FAILED, no figures reported: %s%n", elapsed(),
+                  workload.id(), impl.id(), workers.size(), threads, e.getMessage());
+            }
+          }
+        }
+      });
+    }
+  }
+
+  /** A lock family run whose holds broke the lock's rule: its row must not be reported. */
+  static final class HoldCheckFailed extends RuntimeException {
+    HoldCheckFailed(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Fails the run when the workers' hold check saw a violation. Every worker reports the shared
+   * count; any of them seeing one is enough.
+   */
+  static LoadPhase.Checked checked(List<Map<String, Object>> replies) {
+    LoadPhase.Checked all = null;
+    for (Map<String, Object> reply : replies) {
+      LoadPhase.Checked c = LoadPhase.Checked.fromJson((Map<?, ?>) reply.get("checked"));
+      all = all == null ? c : all.plus(c);
+    }
+    if (all != null && all.violations() > 0) {
+      throw new HoldCheckFailed("the hold check saw " + all.violations() + " violation(s): " + all.firstViolation());
+    }
+    return all;
+  }
+
+  /**
    * The holder-killed scenario on {@code workers}: every client reopened with the {@link
    * BenchSettings#deathTimeout()}; each worker but the first takes a lock of its own and keeps it;
    * the first waits for all of those locks at once; then the holders are killed with SIGKILL one
@@ -232,6 +288,11 @@ final class Bench {
    * Row#withSplit call split}.
    */
   private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
+    return measure(scenario, impl, workers, keys, Workload.EXCLUSIVE);
+  }
+
+  private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys,
+      Workload workload) {
     int wanted = settings.windows();
     long giveUpAt = System.nanoTime() + (firstWindow ? settings.settleLimit().toNanos() : 0);
     List<Row.Window> measured = new ArrayList<>();
@@ -240,9 +301,11 @@ final class Bench {
     double load = 0;
     int stragglers = 0;
     String firstError = "";
+    LoadPhase.Checked checked = null;
     while (true) {
       int needed = Math.max(1, wanted - settledCount(measured));
-      Run run = run(workers, keys, needed);
+      Run run = run(workers, keys, workload, needed);
+      checked = checked == null ? run.checked() : checked.plus(run.checked());
       for (int i = 0; i < run.windows().size(); i++) {
         loadBefore.add(load + run.warmupSeconds() + i * settings.window().toMillis() / 1000.0);
       }
@@ -261,7 +324,7 @@ final class Bench {
     }
     List<Integer> counted = counted(measured, wanted);
     return new Row(scenario, impl, workers.size(), keys.size(), counted.stream().map(measured::get).toList(),
-        CallSplit.none(), loadBefore.get(counted.get(0)), stragglers, firstError);
+        CallSplit.none(), loadBefore.get(counted.get(0)), stragglers, firstError, workload, checked);
   }
 
   /**
@@ -308,14 +371,15 @@ final class Bench {
   }
 
   /** What one run of consecutive windows gave: the windows, the load before the first, stragglers, the first error. */
-  private record Run(List<Row.Window> windows, double warmupSeconds, int stragglers, String firstError) {}
+  private record Run(List<Row.Window> windows, double warmupSeconds, int stragglers, String firstError,
+      LoadPhase.Checked checked) {}
 
   /**
    * One run: every worker runs {@code keys} (one thread each) on its open client through a
    * warm-up and then {@code count} consecutive windows; the harness reads the servers' counters at
    * every window edge.
    */
-  private Run run(List<WorkerProcess> workers, List<String> keys, int count) {
+  private Run run(List<WorkerProcess> workers, List<String> keys, Workload workload, int count) {
     if (beforeFirstWindow != null) {
       beforeFirstWindow.run();
       beforeFirstWindow = null;
@@ -328,7 +392,7 @@ final class Bench {
     for (int i = 0; i <= count; i++) {
       edges.add(from + i * settings.window().toMillis());
     }
-    startRun(workers, keys, start, edges);
+    startRun(workers, keys, start, edges, workload);
     List<RedisInfo> infos = new ArrayList<>();
     List<Double> serverCpu = new ArrayList<>();
     List<CpuAccount> machine = new ArrayList<>();
@@ -340,6 +404,7 @@ final class Bench {
     }
 
     List<Map<String, Object>> replies = workers.stream().map(w -> w.await(WORKER_TIMEOUT)).toList();
+    LoadPhase.Checked checked = checked(replies);
     List<Row.Window> windows = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       LatencyHistogram all = new LatencyHistogram();
@@ -373,15 +438,30 @@ final class Bench {
         firstError = (String) reply.get("first_error");
       }
     }
-    return new Run(windows, (from - start) / 1000.0, stragglers, firstError);
+    return new Run(windows, (from - start) / 1000.0, stragglers, firstError, checked);
   }
 
-  private static void startRun(List<WorkerProcess> workers, List<String> keys, long start, List<Long> edges) {
+  /**
+   * Tells every worker to run; a lock family workload with its hold check's counters set back to
+   * zero first, in a file beside the worker logs that every worker maps.
+   */
+  private void startRun(List<WorkerProcess> workers, List<String> keys, long start, List<Long> edges,
+      Workload workload) {
     Map<String, Object> run = new LinkedHashMap<>();
     run.put("cmd", "run");
     run.put("keys", keys);
     run.put("start_at", start);
     run.put("edges", edges);
+    if (workload.kind() != Workload.Kind.EXCLUSIVE) {
+      Path checkFile = logDir.resolve("hold-check-" + currentImpl.id());
+      try {
+        HoldCheck.reset(checkFile);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("could not reset the hold check in " + checkFile, e);
+      }
+      run.put("workload", workload.toJson());
+      run.put("check_file", checkFile.toAbsolutePath().toString());
+    }
     workers.forEach(w -> w.send(run));
   }
 
@@ -391,6 +471,10 @@ final class Bench {
    * dropped (monitoring slows Redis down). Not run for implementations that do not use Redis.
    */
   private CallSplit calibrate(Implementation impl, List<WorkerProcess> workers, List<String> keys) {
+    return calibrate(impl, workers, keys, Workload.EXCLUSIVE);
+  }
+
+  private CallSplit calibrate(Implementation impl, List<WorkerProcess> workers, List<String> keys, Workload workload) {
     if (!impl.usesRedis()) {
       return CallSplit.none();
     }
@@ -398,7 +482,7 @@ final class Bench {
     long start = System.currentTimeMillis() + 50;
     long from = start + CALIBRATION_WARMUP.toMillis();
     long to = from + CALIBRATION.toMillis();
-    startRun(workers, keys, start, List.of(from, to));
+    startRun(workers, keys, start, List.of(from, to), workload);
     LoadPhase.sleepUntil(LoadPhase.nanosAt(from));
     CallSplit split;
     // On every primary: a cluster's clients call all of them.
@@ -406,7 +490,7 @@ final class Bench {
       LoadPhase.sleepUntil(LoadPhase.nanosAt(to));
       split = tally.finish();
     }
-    workers.forEach(w -> w.await(WORKER_TIMEOUT));
+    checked(workers.stream().map(w -> w.await(WORKER_TIMEOUT)).toList());
     return split;
   }
 

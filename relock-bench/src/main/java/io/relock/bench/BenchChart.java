@@ -68,6 +68,9 @@ final class BenchChart {
   }
 
   static List<Panel> panelsFor(Results results) {
+    if (results.family != null) {
+      return FamilyReport.panels(results);
+    }
     List<Panel> panels = new ArrayList<>();
     List<Integer> uncontended = results.settings.uncontendedThreads();
     List<Integer> across = results.settings.processThreads().stream().sorted().toList();

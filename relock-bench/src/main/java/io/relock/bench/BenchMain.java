@@ -36,9 +36,20 @@ public final class BenchMain implements Callable<Integer> {
       + " uncontended, contended across processes, a holder killed. About 5 minutes (--short: about 2).")
   boolean compare;
 
+  @Option(names = "--family", description = "Instead of the Redis locks' run: the lock family, relock's read-write"
+      + " lock and semaphore against Redisson's RReadWriteLock and RPermitExpirableSemaphore, 4 processes x 5"
+      + " threads on one name: rw-read-heavy (90% reads), rw-write-heavy (10% reads), semaphore-5 (5 permits),"
+      + " each checked for a writer beside anyone or more holders than permits. About a minute (--short: less).")
+  boolean family;
+
+  @Option(names = "--family-rows", split = ",", paramLabel = "ROW",
+      description = "The lock family rows to run (implies --family; default: rw-read-heavy,rw-write-heavy,semaphore-5):"
+          + " rw-read-heavy, rw-write-heavy, rw-<N> (N% reads), semaphore-<N> (N permits).")
+  List<String> familyRows;
+
   @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png; with"
       + " --topology sentinel, cluster or redlock, only that topology's section of docs/benchmarks.md (all: each"
-      + " part from its own pass).")
+      + " part from its own pass); with --compare or --family, only that run's section.")
   boolean writeDocs;
 
   @Option(names = "--impl", split = ",", paramLabel = "ID",
@@ -103,7 +114,12 @@ public final class BenchMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-    BenchSettings settings = compare ? BenchSettings.compare(shortRun)
+    boolean familyRun = family || (familyRows != null && !familyRows.isEmpty());
+    if (familyRun && compare) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--family and --compare are runs of their own:"
+          + " choose one");
+    }
+    BenchSettings settings = familyRun ? BenchSettings.family(shortRun) : compare ? BenchSettings.compare(shortRun)
         : shortRun ? BenchSettings.shortRun() : BenchSettings.full();
     if (settleSeconds != null) {
       if (settleSeconds < 0 || settleSeconds > 600) {
@@ -142,6 +158,9 @@ public final class BenchMain implements Callable<Integer> {
       }
     }
     String redisUrl = System.getenv("REDIS_URL");
+    if (familyRun) {
+      return runFamily(explicit, settings, redisUrl, log);
+    }
     if (compare) {
       return runCompare(explicit, runScenarios, settings, redisUrl, log);
     }
@@ -288,6 +307,66 @@ public final class BenchMain implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * The {@code --family} run: the lock family's rows on one Redis (REDIS_URL or a redis-server
+   * started here), relock and Redisson in turn; results in {@code bench-results-family.json} and
+   * {@code .png}, and with {@code --write-docs} the lock family's section of docs/benchmarks.md.
+   * Exits with 1 when a row failed its hold check.
+   */
+  private int runFamily(List<Implementation> explicit, BenchSettings settings, String redisUrl, PrintStream log)
+      throws Exception {
+    if (!topology.trim().equalsIgnoreCase("single")) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--family runs on one Redis, not --topology "
+          + topology);
+    }
+    if (scenarios != null && !scenarios.isEmpty()) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--family runs its own rows: choose them with"
+          + " --family-rows, not --scenario");
+    }
+    List<Workload> workloads;
+    try {
+      workloads = Workload.parseAll(familyRows != null && !familyRows.isEmpty() ? familyRows : Workload.FAMILY_ROWS);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+    }
+    List<Implementation> chosen = explicit != null ? explicit : Implementation.FAMILY;
+    for (Implementation i : chosen) {
+      if (!i.hasFamily()) {
+        throw new CommandLine.ParameterException(new CommandLine(this), i.id() + " has no read-write lock or semaphore"
+            + " in the bench; --family runs: " + Implementation.FAMILY.stream().map(Implementation::id).toList());
+      }
+    }
+    Path outDir = outDir();
+    Path logDir = outDir.resolve("family");
+    Files.createDirectories(logDir);
+    long began = System.nanoTime();
+    CpuAccount cpuBefore = CpuAccount.now();
+    Results results;
+    try (BenchRedis redis = BenchRedis.open(redisUrl)) {
+      Machine machine = Machine.describe(redis);
+      log.println("relock bench --family (" + settings.mode() + ", relock " + machine.relockCommit() + "): "
+          + machine.oneLine());
+      log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());
+      log.println("rows " + workloads.stream().map(w -> w.id() + " (" + w.describe() + ")").toList() + ", "
+          + settings.processes() + " x " + settings.mostProcessThreads() + " threads, each implementation in turn, in"
+          + " worker JVMs of its own");
+      Bench bench = new Bench(redis, settings, chosen, logDir, log);
+      List<Row> rows = new ArrayList<>();
+      List<Results.Failure> failures = new ArrayList<>();
+      bench.familyRows(workloads, rows, failures);
+      results = new Results(settings, machine, rows, List.of(), List.of(), (System.nanoTime() - began) / 1e9,
+          Machine.loadAverage(), Deployment.of(Topology.SINGLE), null, new Results.Family(workloads, failures));
+    }
+    CpuAccount cpuAfter = CpuAccount.now();
+    results.othersCpuShare = cpuBefore == null || cpuAfter == null ? Double.NaN : cpuAfter.othersShareSince(cpuBefore);
+    report(results, outDir, "-family", log);
+    if (!results.family.failures().isEmpty()) {
+      log.println("FAILED: " + results.family.failures().size() + " row(s) broke the lock's rule; see the table");
+      return 1;
+    }
+    return 0;
+  }
+
   /** Starts (or connects to) Redis as {@code deployment} says, runs the scenarios there, reports. */
   private Results runOn(Deployment deployment, List<Implementation> chosen, List<String> runScenarios,
       BenchSettings settings, String redisUrl, Path outDir, PrintStream log) throws Exception {
@@ -388,7 +467,11 @@ public final class BenchMain implements Callable<Integer> {
         results.machine.oneLine(), results.summaryLine()), chart);
     log.println();
     log.println("results: " + json + "  chart: " + chart);
-    if (writeDocs && results.comparison != null) {
+    if (writeDocs && results.family != null) {
+      DocsWriter.writeFamily(results, command, chart, docsDir);
+      log.println("docs: the lock family section of " + docsDir.resolve("benchmarks.md") + " and "
+          + docsDir.resolve(DocsWriter.FAMILY_CHART));
+    } else if (writeDocs && results.comparison != null) {
       DocsWriter.writeComparison(results, command, chart, docsDir);
       log.println("docs: the comparison section of " + docsDir.resolve("benchmarks.md") + " and "
           + docsDir.resolve(DocsWriter.COMPARISON_CHART));

@@ -77,6 +77,22 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   }
 
   /**
+   * The lock family's rows ({@code --family}): issue 12's 20 contending threads in 4 processes (4 x
+   * 5), one configuration per workload, 3 windows of 1 s as the full run (with {@code --short}: 0.5 s
+   * windows and a shorter wait for the JIT); each row gets its own {@code MONITOR} calibration,
+   * since each workload runs different scripts.
+   */
+  static BenchSettings family(boolean shortRun) {
+    return shortRun
+        ? new BenchSettings("short family", List.of(), 8, 4, List.of(5), 3, Duration.ofMillis(1000),
+            Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 0, Duration.ZERO,
+            Duration.ofSeconds(3), Duration.ofSeconds(30), DEATH_TIMEOUT, true)
+        : new BenchSettings("family", List.of(), 8, 4, List.of(5), 3, Duration.ofMillis(1500),
+            Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(15), 0, Duration.ZERO,
+            Duration.ofSeconds(3), Duration.ofSeconds(30), DEATH_TIMEOUT, true);
+  }
+
+  /**
    * 3 s: short enough to wait for in a bench run, and within every system's bounds (ZooKeeper's
    * session timeout here is 2 to 20 s, etcd's shortest lease about 1.5 s).
    */

@@ -22,8 +22,9 @@ import java.util.concurrent.Future;
  * <ul>
  *   <li>{@code open {impl, lease_ms, probe}}: connect a client of that implementation; with {@code
  *       probe}, also take and release one lock, so that a client that connects on first use has;
- *   <li>{@code run {keys, start_at, edges}}: a {@link LoadPhase} on the open client, one reply
- *       entry per measuring window;
+ *   <li>{@code run {keys, start_at, edges, workload?, check_file?}}: a {@link LoadPhase} on the open
+ *       client, one reply entry per measuring window; with a lock family {@link Workload}, what its
+ *       {@link HoldCheck} on {@code check_file} saw too;
  *   <li>{@code hold {count, threads}}: acquire {@code count} locks and keep them;
  *   <li>{@code hold-key {key}}: acquire that lock and keep it (a holder the harness will kill);
  *   <li>{@code await-keys {keys, timeout_ms}}: acquire those locks at once, one thread each, and
@@ -100,7 +101,9 @@ public final class BenchWorker {
         @SuppressWarnings("unchecked")
         List<String> keys = (List<String>) cmd.get("keys");
         List<Long> edges = ((List<?>) cmd.get("edges")).stream().map(e -> ((Number) e).longValue()).toList();
-        LoadPhase.Outcome o = LoadPhase.run(client, new LoadPhase.Plan(keys, longOf(cmd, "start_at"), edges));
+        String checkFile = (String) cmd.get("check_file");
+        LoadPhase.Outcome o = LoadPhase.run(client, new LoadPhase.Plan(keys, longOf(cmd, "start_at"), edges,
+            Workload.fromJson((Map<?, ?>) cmd.get("workload")), checkFile == null ? null : java.nio.file.Path.of(checkFile)));
         List<Map<String, Object>> windows = new ArrayList<>();
         for (LoadPhase.Window w : o.windows()) {
           Map<String, Object> window = new LinkedHashMap<>();
@@ -114,6 +117,9 @@ public final class BenchWorker {
         r.put("windows", windows);
         r.put("first_error", o.firstError());
         r.put("stragglers", o.stragglers());
+        if (o.checked() != null) {
+          r.put("checked", o.checked().toJson());
+        }
       }
       case "hold" -> {
         int count = ((Number) cmd.get("count")).intValue();

@@ -42,15 +42,21 @@ final class DocsWriter {
   /** The comparison with ZooKeeper, etcd and PostgreSQL. */
   private static final Part COMPARISON = new Part("Comparison", "./relock bench --compare --write-docs");
 
+  /** The lock family against Redisson's read-write lock and semaphore. */
+  private static final Part FAMILY = new Part("Lock family", "./relock bench --family --write-docs");
+
+  /** Where {@code --family --write-docs} puts its chart, beside benchmarks.png. */
+  static final String FAMILY_CHART = "benchmarks-family.png";
+
   private DocsWriter() {}
 
   private static Part part(Topology topology) {
     return new Part(title(topology), "./relock bench --topology " + topology.id() + " --write-docs");
   }
 
-  /** Every part, in the order the page lists them: the comparison first, then the topologies. */
+  /** Every part, in the order the page lists them: the comparison first, the lock family, then the topologies. */
   private static List<Part> parts() {
-    List<Part> parts = new ArrayList<>(List.of(COMPARISON));
+    List<Part> parts = new ArrayList<>(List.of(COMPARISON, FAMILY));
     SECTIONS.forEach(t -> parts.add(part(t)));
     return parts;
   }
@@ -73,6 +79,16 @@ final class DocsWriter {
   /** The comment that closes the comparison's section. */
   static String endComparison() {
     return COMPARISON.end();
+  }
+
+  /** The comment that opens the lock family's section. */
+  static String beginFamily() {
+    return FAMILY.begin();
+  }
+
+  /** The comment that closes the lock family's section. */
+  static String endFamily() {
+    return FAMILY.end();
   }
 
   private static String title(Topology topology) {
@@ -113,6 +129,21 @@ final class DocsWriter {
     String existing = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "# Benchmarks\n";
     Files.writeString(page, withSection(existing, COMPARISON, ComparisonSection.render(results, command)),
         StandardCharsets.UTF_8);
+  }
+
+  /** Writes (or replaces) the lock family's section of docs/benchmarks.md, and its chart beside the page. */
+  static void writeFamily(Results results, String command, Path chart, Path docsDir) throws IOException {
+    Files.createDirectories(docsDir);
+    Files.copy(chart, docsDir.resolve(FAMILY_CHART), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Path page = docsDir.resolve("benchmarks.md");
+    String existing = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "# Benchmarks\n";
+    Files.writeString(page, withSection(existing, FAMILY, FamilyReport.render(results, command)),
+        StandardCharsets.UTF_8);
+  }
+
+  /** The lock family's section of {@code page}, its markers included; empty when it has none. */
+  static String familyOf(String page) {
+    return sectionOf(page, FAMILY);
   }
 
   /** {@code topology}'s section of {@code page}, its markers included; empty when it has none. */

@@ -218,6 +218,20 @@ public enum Implementation {
     return server != Server.REDIS;
   }
 
+  /**
+   * Whether the bench has its lock family (a read-write lock and a semaphore, {@link
+   * LockClient.Family}): relock's and Redisson's ({@code RReadWriteLock}, {@code
+   * RPermitExpirableSemaphore}). The others have no row in {@code --family} runs: Spring's registry,
+   * the recipe and the limit have neither kind, and the bench wires none of Redlock's or the other
+   * systems'.
+   */
+  boolean hasFamily() {
+    return this == RELOCK || this == REDISSON;
+  }
+
+  /** The implementations a {@code --family} run measures by default, in this order. */
+  static final java.util.List<Implementation> FAMILY = java.util.List.of(RELOCK, REDISSON);
+
   /** Whether it renews held locks on its own. */
   public boolean hasWatchdog() {
     return watchdog;

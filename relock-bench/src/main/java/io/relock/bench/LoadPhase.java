@@ -1,9 +1,14 @@
 package io.relock.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -24,9 +29,19 @@ final class LoadPhase {
    * @param startAtMillis wall clock time at which the threads start (the warm-up begins)
    * @param edgesMillis wall clock edges of the measuring windows, in order: window i runs from
    *     edge i to edge i + 1; threads stop after the last
+   * @param workload what each acquisition takes: the exclusive lock, or the lock family's
+   * @param checkFile for a lock family workload, the {@link HoldCheck} counters every process of
+   *     the run shares; null for the exclusive lock
    */
-  record Plan(List<String> keys, long startAtMillis, List<Long> edgesMillis) {
+  record Plan(List<String> keys, long startAtMillis, List<Long> edgesMillis, Workload workload, Path checkFile) {
+    Plan(List<String> keys, long startAtMillis, List<Long> edgesMillis) {
+      this(keys, startAtMillis, edgesMillis, Workload.EXCLUSIVE, null);
+    }
+
     Plan {
+      if (workload.kind() != Workload.Kind.EXCLUSIVE && checkFile == null) {
+        throw new IllegalArgumentException("a lock family workload runs with a hold check");
+      }
       keys = List.copyOf(keys);
       edgesMillis = List.copyOf(edgesMillis);
       if (edgesMillis.size() < 2) {
@@ -68,8 +83,54 @@ final class LoadPhase {
    * @param windows one per window of the plan, in order
    * @param firstError the first failure's message, or empty
    * @param stragglers threads still waiting long after the last window, interrupted
+   * @param checked for a lock family workload, what its hold check saw; null otherwise
    */
-  record Outcome(List<Window> windows, String firstError, int stragglers) {}
+  record Outcome(List<Window> windows, String firstError, int stragglers, Checked checked) {
+    Outcome(List<Window> windows, String firstError, int stragglers) {
+      this(windows, firstError, stragglers, null);
+    }
+  }
+
+  /**
+   * What a lock family run's {@link HoldCheck} saw, warm-up included.
+   *
+   * @param reads read holds this process took (semaphore: 0)
+   * @param writes write holds (semaphore: permits) this process took
+   * @param violations holds that broke the lock's rule, in every process of the run so far
+   * @param firstViolation the first of them this process saw, or empty
+   * @param mostReaders the most read holds at once, all processes together
+   * @param mostHolders the most permit holds at once, all processes together
+   * @param holdingAtEnd holds still counted once this process's threads stopped (others may still run)
+   */
+  record Checked(long reads, long writes, long violations, String firstViolation, long mostReaders, long mostHolders,
+      long holdingAtEnd) {
+
+    /** Several processes' figures together: counts added up, the shared ones the largest seen. */
+    Checked plus(Checked o) {
+      return o == null ? this : new Checked(reads + o.reads, writes + o.writes, Math.max(violations, o.violations),
+          firstViolation.isEmpty() ? o.firstViolation : firstViolation, Math.max(mostReaders, o.mostReaders),
+          Math.max(mostHolders, o.mostHolders), Math.min(holdingAtEnd, o.holdingAtEnd));
+    }
+
+    Map<String, Object> toJson() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("reads", reads);
+      m.put("writes", writes);
+      m.put("violations", violations);
+      m.put("first_violation", firstViolation);
+      m.put("most_readers", mostReaders);
+      m.put("most_holders", mostHolders);
+      m.put("holding_at_end", holdingAtEnd);
+      return m;
+    }
+
+    static Checked fromJson(Map<?, ?> m) {
+      return m == null ? null : new Checked(((Number) m.get("reads")).longValue(), ((Number) m.get("writes")).longValue(),
+          ((Number) m.get("violations")).longValue(), (String) m.get("first_violation"),
+          ((Number) m.get("most_readers")).longValue(), ((Number) m.get("most_holders")).longValue(),
+          ((Number) m.get("holding_at_end")).longValue());
+    }
+  }
 
   private LoadPhase() {}
 
@@ -137,10 +198,19 @@ final class LoadPhase {
   }
 
   /** Runs {@code plan} on {@code client} and returns when all its threads have stopped. */
-  static Outcome run(LockClient client, Plan plan) throws InterruptedException {
+  static Outcome run(LockClient client, Plan plan) throws InterruptedException, IOException {
     if (client instanceof LockClient.Pipelined pipelined) {
       return runPipelined(pipelined, plan);
     }
+    HoldCheck check = null;
+    FamilyLock.Counts counts = new FamilyLock.Counts();
+    if (plan.workload().kind() != Workload.Kind.EXCLUSIVE) {
+      if (!(client instanceof LockClient.Family family)) {
+        throw new IllegalArgumentException("this implementation has no " + plan.workload().describe());
+      }
+      check = HoldCheck.map(plan.checkFile(), plan.workload().permits());
+    }
+    long seed = ThreadLocalRandom.current().nextLong();
     int n = plan.keys().size();
     long[] edges = edgesNanos(plan);
     long end = edges[edges.length - 1];
@@ -149,7 +219,8 @@ final class LoadPhase {
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int index = i;
-      LockClient.BenchLock lock = client.lock(plan.keys().get(i));
+      LockClient.BenchLock lock = check == null ? client.lock(plan.keys().get(i))
+          : new FamilyLock((LockClient.Family) client, plan.keys().get(i), plan.workload(), check, counts, seed + i);
       Thread t = new Thread(() -> {
         sleepUntil(startAt);
         while (!Thread.currentThread().isInterrupted()) {
@@ -192,7 +263,13 @@ final class LoadPhase {
         t.join(5_000);
       }
     }
-    return tally.outcome(usage[0], usage[1], stragglers);
+    Outcome outcome = tally.outcome(usage[0], usage[1], stragglers);
+    if (check == null) {
+      return outcome;
+    }
+    return new Outcome(outcome.windows(), outcome.firstError(), outcome.stragglers(), new Checked(counts.reads.sum(),
+        counts.writes.sum(), check.violations(), check.firstViolation(), check.mostReaders(), check.mostHolders(),
+        check.holding()));
   }
 
   /**

@@ -30,6 +30,28 @@ public interface LockClient extends AutoCloseable {
   }
 
   /**
+   * A client that also has the lock family, for {@code ./relock bench --family}: a read-write
+   * lock's two lanes and a semaphore's permits, each handed out as a {@link BenchLock} whose
+   * {@link Hold} is one read hold, write hold or permit. As with {@link #lock}, the thread that
+   * acquired releases.
+   */
+  interface Family {
+
+    /** The read lane of the read-write lock called {@code name}. */
+    BenchLock readLock(String name);
+
+    /** The write lane of the read-write lock called {@code name}. */
+    BenchLock writeLock(String name);
+
+    /**
+     * The semaphore called {@code name} with {@code permits} permits. Called by each load thread
+     * before its run starts (after the harness flushed Redis), so a client whose permits live in a
+     * key of their own sets them here.
+     */
+    BenchLock semaphore(String name, int permits);
+  }
+
+  /**
    * A client that can also run acquire-release without blocking a thread (the Redis-bound limit):
    * {@link LoadPhase} then runs one asynchronous loop per "thread" instead of a thread, so the
    * figure is not held back by thread wake-ups.

@@ -3,6 +3,7 @@ package io.relock.bench;
 import java.time.Duration;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -13,8 +14,14 @@ import org.redisson.config.Config;
  * on a cluster through {@code useClusterServers()}, otherwise with their defaults too: among them
  * {@code checkLockSyncedSlaves} (on), so where the primary has replicas Redisson follows each
  * lock and unlock with a {@code WAIT} for them (up to {@code slavesSyncTimeout}, 1 s).
+ *
+ * <p>The lock family: {@code RReadWriteLock}'s {@code readLock()} and {@code writeLock()} (each an
+ * {@code RLock}, watchdog-renewed, {@code lockInterruptibly()} / {@code unlock()}), and {@code
+ * RPermitExpirableSemaphore}, the Redisson semaphore whose permits have ids as relock's leases do:
+ * {@code trySetPermits(permits)}, then {@code acquire()} (a permit without a lease time, kept until
+ * released: Redisson renews no permit) and {@code release(permitId)}.
  */
-final class RedissonLocks implements LockClient {
+final class RedissonLocks implements LockClient, LockClient.Family {
 
   private final RedissonClient redisson;
 
@@ -34,7 +41,31 @@ final class RedissonLocks implements LockClient {
 
   @Override
   public BenchLock lock(String name) {
-    RLock lock = redisson.getLock("redisson:" + name);
+    return locking(redisson.getLock("redisson:" + name));
+  }
+
+  @Override
+  public BenchLock readLock(String name) {
+    return locking(redisson.getReadWriteLock("redisson:" + name).readLock());
+  }
+
+  @Override
+  public BenchLock writeLock(String name) {
+    return locking(redisson.getReadWriteLock("redisson:" + name).writeLock());
+  }
+
+  @Override
+  public BenchLock semaphore(String name, int permits) {
+    RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore("redisson:" + name);
+    // Sets the permits only where none are set yet: every thread of every worker calls it.
+    semaphore.trySetPermits(permits);
+    return () -> {
+      String permit = semaphore.acquire();
+      return () -> semaphore.release(permit);
+    };
+  }
+
+  private static BenchLock locking(RLock lock) {
     return () -> {
       lock.lockInterruptibly();
       return lock::unlock;

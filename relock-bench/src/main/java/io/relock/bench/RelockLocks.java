@@ -1,6 +1,7 @@
 package io.relock.bench;
 
 import io.relock.DistributedLock;
+import io.relock.DistributedSemaphore;
 import io.relock.LockLease;
 import io.relock.Relock;
 import java.time.Duration;
@@ -10,9 +11,11 @@ import java.time.Duration;
  * the watchdog renews, and {@code close()} on the lease to release. On Sentinel through {@code
  * builder().sentinel(...)}, on a cluster through {@code builder().cluster(...)}, on independent
  * masters through {@code builder().redlock(...)}; with {@code acks}, each acquisition also waits
- * for one replica's acknowledgement ({@code replicaAcks(1, 500 ms)}).
+ * for one replica's acknowledgement ({@code replicaAcks(1, 500 ms)}). The lock family the same
+ * way: {@code readWriteLock(name).readLock()} / {@code writeLock()} and {@code semaphore(name,
+ * permits)}, each {@code acquire(wait)} with the default lease and {@code close()} on the lease.
  */
-final class RelockLocks implements LockClient {
+final class RelockLocks implements LockClient, LockClient.Family {
 
   private static final Duration WAIT = Duration.ofMinutes(10);
   /** The replicas {@code relock+acks} waits for, and how long. */
@@ -38,7 +41,29 @@ final class RelockLocks implements LockClient {
 
   @Override
   public BenchLock lock(String name) {
-    DistributedLock lock = relock.lock(name);
+    return leases(relock.lock(name));
+  }
+
+  @Override
+  public BenchLock readLock(String name) {
+    return leases(relock.readWriteLock(name).readLock());
+  }
+
+  @Override
+  public BenchLock writeLock(String name) {
+    return leases(relock.readWriteLock(name).writeLock());
+  }
+
+  @Override
+  public BenchLock semaphore(String name, int permits) {
+    DistributedSemaphore semaphore = relock.semaphore(name, permits);
+    return () -> {
+      LockLease lease = semaphore.acquire(WAIT);
+      return lease::close;
+    };
+  }
+
+  private static BenchLock leases(DistributedLock lock) {
     return () -> {
       LockLease lease = lock.acquire(WAIT);
       return lease::close;

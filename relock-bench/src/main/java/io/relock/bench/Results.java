@@ -36,6 +36,22 @@ final class Results {
    * null for other runs.
    */
   final Comparison comparison;
+  /** For a {@code --family} run, its rows and those that failed their hold check; null for other runs. */
+  final Family family;
+
+  /**
+   * What a {@code --family} run measured besides its rows: the workloads it ran, in order, and the
+   * rows that failed their hold check (which have no figures).
+   */
+  record Family(List<Workload> workloads, List<Failure> failures) {
+    Family {
+      workloads = List.copyOf(workloads);
+      failures = List.copyOf(failures);
+    }
+  }
+
+  /** A lock family row whose hold check saw a writer overlap anyone, or more holders than permits. */
+  record Failure(Workload workload, Implementation impl, int processes, int threads, String reason) {}
 
   /** What a {@code --compare} run ran besides Redis, per server: a description, or why it was left out. */
   record Comparison(Map<Implementation.Server, String> servers, Map<Implementation.Server, String> skipped) {
@@ -57,6 +73,12 @@ final class Results {
 
   Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, List<TakeoverRow> takeovers,
       double wallSeconds, String loadAfter, Deployment deployment, Comparison comparison) {
+    this(settings, machine, rows, held, takeovers, wallSeconds, loadAfter, deployment, comparison, null);
+  }
+
+  Results(BenchSettings settings, Machine machine, List<Row> rows, List<HeldRow> held, List<TakeoverRow> takeovers,
+      double wallSeconds, String loadAfter, Deployment deployment, Comparison comparison, Family family) {
+    this.family = family;
     this.takeovers = List.copyOf(takeovers);
     this.comparison = comparison;
     this.deployment = deployment;
@@ -147,6 +169,9 @@ final class Results {
     if (comparison != null) {
       return compareLine();
     }
+    if (family != null) {
+      return FamilyReport.summaryLine(this);
+    }
     int most = settings.mostProcessThreads();
     StringBuilder line = new StringBuilder("bench: ");
     if (topology != BenchTarget.Topology.SINGLE) {
@@ -211,6 +236,9 @@ final class Results {
    * configuration throughput, p99 wait and fairness against Redisson), then the standing ones.
    */
   List<Target> targets() {
+    if (family != null) {
+      return FamilyReport.targets(this);
+    }
     List<Target> t = new ArrayList<>();
     Optional<Row> uncontended = relock(UNCONTENDED, TARGET_THREADS);
     Optional<Row> recipe = find(UNCONTENDED, Implementation.RECIPE, TARGET_THREADS);
@@ -278,6 +306,9 @@ final class Results {
   /** One table per load scenario, then the holder-killed and held-locks tables. */
   List<Table> tables() {
     List<Table> tables = new ArrayList<>();
+    if (family != null) {
+      tables.add(FamilyReport.table(this));
+    }
     for (String scenario : LOAD_SCENARIOS) {
       Table t = new Table(titleOf(scenario) + (topology == BenchTarget.Topology.SINGLE ? ""
           : " [topology: " + deployment.describe() + "]"), loadColumns());
@@ -377,6 +408,15 @@ final class Results {
       m.put("compared_servers", servers);
       m.put("servers_left_out", skipped);
       m.put("death_timeout_s", settings.deathTimeout().toMillis() / 1000.0);
+    }
+    if (family != null) {
+      m.put("family_rows", family.workloads().stream().map(Workload::id).toList());
+      List<Object> failures = new ArrayList<>();
+      for (Failure f : family.failures()) {
+        failures.add(Map.of("row", f.workload().id(), "impl", f.impl().id(), "processes", f.processes(),
+            "threads_per_process", f.threads(), "reason", f.reason()));
+      }
+      m.put("hold_check_failures", failures);
     }
     if (deployment.masters() > 0) {
       m.put("redlock_masters", deployment.masters());

@@ -68,9 +68,20 @@ final class Row {
   final double warmupSeconds;
   final int stragglers;
   final String firstError;
+  /** What each acquisition took: the exclusive lock, or for a lock family row its read-write lock or semaphore. */
+  final Workload workload;
+  /** For a lock family row, what the hold check saw over its runs (counted windows or not); null otherwise. */
+  final LoadPhase.Checked checked;
 
   Row(String scenario, Implementation impl, int processes, int threadsPerProcess, List<Window> windows,
       CallSplit split, double warmupSeconds, int stragglers, String firstError) {
+    this(scenario, impl, processes, threadsPerProcess, windows, split, warmupSeconds, stragglers, firstError,
+        Workload.EXCLUSIVE, null);
+  }
+
+  Row(String scenario, Implementation impl, int processes, int threadsPerProcess, List<Window> windows,
+      CallSplit split, double warmupSeconds, int stragglers, String firstError, Workload workload,
+      LoadPhase.Checked checked) {
     if (windows.isEmpty()) {
       throw new IllegalArgumentException("a row needs at least one window");
     }
@@ -83,12 +94,25 @@ final class Row {
     this.warmupSeconds = warmupSeconds;
     this.stragglers = stragglers;
     this.firstError = firstError;
+    this.workload = workload;
+    this.checked = checked;
   }
 
   /** This row with client and script calls told apart by {@code calibration}. */
   Row withSplit(CallSplit calibration) {
     return new Row(scenario, impl, processes, threadsPerProcess, windows, calibration, warmupSeconds, stragglers,
-        firstError);
+        firstError, workload, checked);
+  }
+
+  /** Whether this is a lock family row (a read-write lock or a semaphore). */
+  boolean family() {
+    return workload.kind() != Workload.Kind.EXCLUSIVE;
+  }
+
+  /** Share of the acquisitions that were reads, over all its runs; NaN off a read-write row. */
+  double readShare() {
+    return checked == null || workload.kind() != Workload.Kind.READ_WRITE || checked.reads() + checked.writes() == 0
+        ? Double.NaN : (double) checked.reads() / (checked.reads() + checked.writes());
   }
 
   /** A figure over the windows. */
@@ -211,6 +235,11 @@ final class Row {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("scenario", scenario);
     m.put("impl", impl.id());
+    if (family()) {
+      m.put("workload", workload.toJson());
+      m.put("hold_check", checked == null ? null : checked.toJson());
+      m.put("read_share", readShare());
+    }
     m.put("processes", processes);
     m.put("threads_per_process", threadsPerProcess);
     m.put("windows_counted", windows.size());
