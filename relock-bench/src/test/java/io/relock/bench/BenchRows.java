@@ -40,4 +40,15 @@ final class BenchRows {
     return new Row.Window(1.0, h, Collections.nCopies(processes, acquisitions / processes), new long[] {acquisitions},
         new RedisInfo.Delta(Map.of("evalsha", evalsha), 0.1), 0.5, Double.NaN, 0, 0, 0.5);
   }
+
+  /**
+   * A lock family row of {@code workload}: {@link #windows}'s figures, with a hold check that saw
+   * {@code reads} reads among {@code acquisitions} holds and no violation.
+   */
+  static Row family(Workload workload, Implementation impl, double millis, long reads, long... acquisitionsPerWindow) {
+    Row r = windows(workload.id(), impl, 4, 5, millis, acquisitionsPerWindow);
+    long all = java.util.Arrays.stream(acquisitionsPerWindow).sum();
+    return new Row(r.scenario, r.impl, r.processes, r.threadsPerProcess, r.windows, r.split, r.warmupSeconds,
+        r.stragglers, r.firstError, workload, new LoadPhase.Checked(reads, all - reads, 0, "", 3, workload.permits(), 0));
+  }
 }
