@@ -205,7 +205,7 @@ final class LoadPhase {
     HoldCheck check = null;
     FamilyLock.Counts counts = new FamilyLock.Counts();
     if (plan.workload().kind() != Workload.Kind.EXCLUSIVE) {
-      if (!(client instanceof LockClient.Family family)) {
+      if (!(client instanceof LockClient.Family)) {
         throw new IllegalArgumentException("this implementation has no " + plan.workload().describe());
       }
       check = HoldCheck.map(plan.checkFile(), plan.workload().permits());
