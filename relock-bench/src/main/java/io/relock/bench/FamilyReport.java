@@ -75,7 +75,7 @@ final class FamilyReport {
     }
     return row.workload.kind() == Workload.Kind.SEMAPHORE
         ? row.checked.mostHolders() + " of " + row.workload.permits() + " holders"
-        : row.checked.mostReaders() + " readers";
+        : row.checked.mostReaders() + (row.checked.mostReaders() == 1 ? " reader" : " readers");
   }
 
   private static Optional<Row> find(Results r, Workload w, Implementation impl) {
@@ -209,6 +209,9 @@ final class FamilyReport {
         - **Leases.** relock's read, write and permit holds have its default lease, renewed by the
           watchdog; Redisson's `RReadWriteLock` lanes are watchdog-renewed `RLock`s, and its semaphore's
           permits are taken without a lease time (kept until released: Redisson renews no permit).
+        - **Settling.** Every row, not only the first in fresh JVMs, takes windows again until the JIT
+          settles (each kind runs code the rows before did not); on a busy machine many reach the limit,
+          and their `JIT %` says so.
         """);
     md.append(DocsWriter.endFamily());
     return md.toString();
