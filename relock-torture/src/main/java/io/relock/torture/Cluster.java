@@ -94,11 +94,14 @@ final class Cluster implements AutoCloseable {
   private final Path stopFile;
   private final long seed;
   private final int abandonOneIn;
+  /** The kind of lock the workers take; the lock family's holds are read from their hold keys. */
+  final Workload workload;
   private int started;
 
   private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, Topology topology,
       RedisServer lockRedis, RedisSentinelGroup sentinel, RedisMasterGroup masters, RedisClusterGroup redisCluster,
-      RedisServer storeRedis, HistoryWriter log, int replicaAcks, Duration replicaAckTimeout) {
+      RedisServer storeRedis, HistoryWriter log, int replicaAcks, Duration replicaAckTimeout, Workload workload) {
+    this.workload = workload;
     this.settings = settings;
     this.topology = topology;
     this.sentinel = sentinel;
@@ -124,9 +127,10 @@ final class Cluster implements AutoCloseable {
    * @param replicaAcks the workers' relock replicaAcks replicas (0: off), with {@code replicaAckTimeout}
    * @param clockLibrary the {@link ClockShim} library the Redlock masters run with, so that {@link
    *     #stepClock} can step their clocks; null for none
+   * @param workload the kind of lock the workers take
    */
   static Cluster start(TortureSettings settings, Path runDir, long seed, int abandonOneIn, HistoryWriter log,
-      Topology topology, int replicaAcks, Duration replicaAckTimeout, Path clockLibrary) {
+      Topology topology, int replicaAcks, Duration replicaAckTimeout, Path clockLibrary, Workload workload) {
     try {
       Files.createDirectories(runDir);
       Files.deleteIfExists(runDir.resolve("stop"));
@@ -150,7 +154,7 @@ final class Cluster implements AutoCloseable {
       }
       store = RedisServer.start();
       Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, topology, lock, group, masters, redisCluster,
-          store, log, replicaAcks, replicaAckTimeout);
+          store, log, replicaAcks, replicaAckTimeout, workload);
       List<Worker> starting = new ArrayList<>();
       for (int i = 0; i < settings.processes(); i++) {
         starting.add(c.launchWorker());
@@ -384,7 +388,7 @@ final class Cluster implements AutoCloseable {
         settings.recheckInterval(), settings.acquireWait(), settings.holdMin(), settings.holdMax(),
         settings.longHoldOneIn(), settings.longHoldMin(), settings.longHoldMax(), abandonOneIn,
         seed * 1009 + started, replicaAcks, replicaAckTimeout,
-        masters != null ? settings.redlockRestartDelay() : Duration.ZERO, topology);
+        masters != null ? settings.redlockRestartDelay() : Duration.ZERO, topology, workload);
     JvmProcess process;
     try {
       process = JvmProcess.start(WORKER_JVM_OPTIONS, WorkerMain.class, config.toArgs().toArray(String[]::new));
@@ -460,6 +464,9 @@ final class Cluster implements AutoCloseable {
   private LockView.Entry read(RedisServer node, String lock) {
     Object reply;
     try {
+      if (workload != Workload.EXCLUSIVE) {
+        return LockView.Entry.first(node.execute(READ_TIMEOUT, "EVAL", FAMILY_HOLDS, "1", lockKey(lock), "view"));
+      }
       reply = node.execute(READ_TIMEOUT, "GET", lockKey(lock));
     } catch (UncheckedIOException | RedisServer.ErrorReply e) {
       if (redisCluster != null) {
@@ -469,6 +476,22 @@ final class Cluster implements AutoCloseable {
     }
     return LockView.Entry.ofValue(reply);
   }
+
+  /**
+   * The holds of a read-write lock or a semaphore, as relock-core's holders.lua keeps them: the
+   * values of the hold keys its sets of holders name; with ARGV[1] {@code view}, only the writer's
+   * while there is one (readers then hold the lock no longer), with {@code all} every hold. Read in
+   * one script so that a hold does not move between two reads.
+   */
+  static final String FAMILY_HOLDS = "local out = {}\n"
+      + "for _, set in ipairs({':w', ':r', ':holders'}) do\n"
+      + "  for _, owner in ipairs(redis.call('SMEMBERS', KEYS[1] .. set)) do\n"
+      + "    local v = redis.call('GET', KEYS[1] .. ':h:' .. owner)\n"
+      + "    if v then out[#out + 1] = v end\n"
+      + "  end\n"
+      + "  if set == ':w' and #out > 0 and ARGV[1] == 'view' then return out end\n"
+      + "end\n"
+      + "return out";
 
   static String lockKey(String lock) {
     return "relock:{" + lock + "}";

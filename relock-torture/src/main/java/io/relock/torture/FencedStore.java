@@ -28,6 +28,9 @@ import java.util.Map;
 final class FencedStore implements AutoCloseable {
   private static final Script READ = Script.load("read.lua");
   private static final Script WRITE = Script.load("write.lua");
+  private static final Script READER = Script.load("reader.lua");
+  private static final Script PERMIT_ENTER = Script.load("permit_enter.lua");
+  private static final Script PERMIT_LEAVE = Script.load("permit_leave.lua");
 
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
@@ -57,6 +60,41 @@ final class FencedStore implements AutoCloseable {
         read.fencedOk() ? Long.toString(read.fencedValue()) : "", Long.toString(read.writeOnlyValue()),
         Long.toString(read.unfencedValue()), hold);
     return new Write(((Long) r.get(0)).intValue(), ((Long) r.get(1)).intValue());
+  }
+
+  /** A read-write lock's reader reads the counters; see {@code reader.lua}. */
+  Read readShared(String lock, long token) {
+    List<Object> r = READER.run(redis, keys(lock, false), Long.toString(token));
+    return new Read((Long) r.get(0) == 1L, (Long) r.get(1), (Long) r.get(2), (Long) r.get(3));
+  }
+
+  /** A semaphore's holder enters the resource; see {@code permit_enter.lua}. */
+  record Entry(boolean admitted, long inside) {}
+
+  Entry enter(String semaphore, long token, String hold, int permits) {
+    List<Object> r = PERMIT_ENTER.run(redis, permitKeys(semaphore), Long.toString(token), hold,
+        Integer.toString(permits));
+    return new Entry((Long) r.get(0) == 1L, (Long) r.get(1));
+  }
+
+  /** A semaphore's holder leaves the resource: 1 accepted, 0 refused (it had been dropped); see {@code permit_leave.lua}. */
+  int leave(String semaphore, String hold) {
+    List<Object> r = PERMIT_LEAVE.run(redis, permitKeys(semaphore), hold);
+    return ((Long) r.get(0)).intValue();
+  }
+
+  /** What a semaphore's store counted: holders admitted, refused, dropped by newer ones, left; most inside at once. */
+  record PermitCounts(long entered, long refused, long evicted, long left, long maxInside) {}
+
+  PermitCounts permitCounts(String semaphore) {
+    Map<String, String> c = redis.hgetall(permitKeys(semaphore)[1]);
+    return new PermitCounts(num(c, "entered"), num(c, "refused"), num(c, "evicted"), num(c, "left"),
+        num(c, "max_inside"));
+  }
+
+  private static String[] permitKeys(String semaphore) {
+    String base = "store:{" + semaphore + "}";
+    return new String[] {base + ":inside", base + ":permit-counts"};
   }
 
   /** One accepted fenced write, from the store's log. */

@@ -14,11 +14,18 @@ import java.util.Map;
  * until it walked away from the lease (abandon-holder runs), or until its process was killed.
  */
 final class Hold {
+  /** Lanes of the lock family's holds ({@link Event#ACQUIRE_SENT}'s {@code lane}); an exclusive hold has none. */
+  static final String READ = "r";
+  static final String WRITE = "w";
+  static final String PERMIT = "p";
+
   final String id;
   final String lock;
   final String proc;
   final long sent;
   final boolean fixedLease;
+  /** {@link #READ}, {@link #WRITE} or {@link #PERMIT} for the lock family's holds, null for an exclusive lock's. */
+  final String lane;
   /** Monotonic time of the grant, or -1 if the acquisition failed. */
   long acquired = -1;
   long token;
@@ -41,12 +48,51 @@ final class Hold {
   /** End of the interval; see the class comment. */
   long end;
 
-  private Hold(String id, String lock, String proc, long sent, boolean fixedLease) {
+  private Hold(String id, String lock, String proc, long sent, boolean fixedLease, String lane) {
     this.id = id;
     this.lock = lock;
     this.proc = proc;
     this.sent = sent;
     this.fixedLease = fixedLease;
+    this.lane = lane;
+  }
+
+  boolean isRead() {
+    return READ.equals(lane);
+  }
+
+  boolean isPermit() {
+    return PERMIT.equals(lane);
+  }
+
+  /**
+   * Whether {@code later}, a hold of the same lock, was granted after this one in Redis's own order
+   * while their kinds exclude each other, so that this hold's lock was gone by {@code later}'s grant.
+   * Read from the tokens, which Redis issues in its own order (recorded grant times can be shifted
+   * by a pause between a grant and its record). Exclusive holds: a larger token. Writers get larger
+   * tokens than everything before them; a reader carries the last write's token (or a serial above
+   * every earlier token where Redis lost it), so a reader whose token is not below a writer's came
+   * after that writer, and a writer whose token is above a reader's came after that reader. Two
+   * readers share the lock, and a permit never proves another one gone (the semaphore has several):
+   * false for both.
+   */
+  boolean supersededBy(Hold later) {
+    if (!later.lock.equals(lock) || later == this) {
+      return false;
+    }
+    if (lane == null && later.lane == null) {
+      return later.token > token;
+    }
+    if (WRITE.equals(lane) && WRITE.equals(later.lane)) {
+      return later.token > token;
+    }
+    if (WRITE.equals(lane) && later.isRead()) {
+      return later.token >= token;
+    }
+    if (isRead() && WRITE.equals(later.lane)) {
+      return later.token > token;
+    }
+    return false;
   }
 
   boolean wasAcquired() {
@@ -73,7 +119,8 @@ final class Hold {
 
   @Override
   public String toString() {
-    return id + " (token " + token + ")";
+    String kind = lane == null ? "" : isRead() ? "read, " : isPermit() ? "permit, " : "write, ";
+    return id + " (" + kind + "token " + token + ")";
   }
 
   /**
@@ -99,7 +146,8 @@ final class Hold {
         continue;
       }
       if (e.kind().equals(Event.ACQUIRE_SENT)) {
-        holds.put(e.hold(), new Hold(e.hold(), e.lock(), e.proc(), e.monoNanos(), "fixed".equals(e.text("lease"))));
+        holds.put(e.hold(), new Hold(e.hold(), e.lock(), e.proc(), e.monoNanos(), "fixed".equals(e.text("lease")),
+            e.text("lane")));
         continue;
       }
       Hold h = holds.get(e.hold());

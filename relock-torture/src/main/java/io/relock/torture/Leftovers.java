@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * there as a {@link Event#LEFTOVER}, with when it was gone. Keys are watched until all are gone or
  * {@code patience} has passed, so a run that left nothing costs one read per lock and server.
  * {@link StuckLockCheck} judges them: held by a majority means held for nobody; a key on a
- * minority (a Redlock give-back or release a master missed) must expire within the lease.
+ * minority (a Redlock give-back or release a master missed) must expire within the lease. A
+ * read-write lock's or a semaphore's holds are keys of their own, each read and watched alone.
  */
 final class Leftovers {
   private static final Duration POLL = Duration.ofMillis(50);
@@ -28,13 +29,16 @@ final class Leftovers {
   /** One key found: where, whose, and when it was first seen gone (-1 while it is there). */
   private static final class Key {
     final String lock;
+    /** The Redis key: the lock's, or, for the lock family, the hold's own. */
+    final String key;
     final int node;
     final String owner;
     final String token;
     long goneMillis = -1;
 
-    Key(String lock, int node, String owner, String token) {
+    Key(String lock, String key, int node, String owner, String token) {
       this.lock = lock;
+      this.key = key;
       this.node = node;
       this.owner = owner;
       this.token = token;
@@ -50,9 +54,20 @@ final class Leftovers {
       List<RedisServer> nodes = cluster.lockNodes(lock);
       nodesOf.put(lock, nodes);
       for (int i = 0; i < nodes.size(); i++) {
+        if (cluster.workload != Workload.EXCLUSIVE) {
+          // A read-write lock or a semaphore: each hold is a key of its own.
+          Object holds = read(nodes.get(i), "EVAL", Cluster.FAMILY_HOLDS, "1", Cluster.lockKey(lock), "all");
+          for (Object value : holds instanceof List<?> l ? l : List.of()) {
+            LockView.Entry held = LockView.Entry.ofValue(value);
+            if (held != null) {
+              found.add(new Key(lock, Cluster.lockKey(lock) + ":h:" + held.owner(), i, held.owner(), held.token()));
+            }
+          }
+          continue;
+        }
         LockView.Entry held = LockView.Entry.ofValue(read(nodes.get(i), "GET", Cluster.lockKey(lock)));
         if (held != null) {
-          found.add(new Key(lock, i, held.owner(), held.token()));
+          found.add(new Key(lock, Cluster.lockKey(lock), i, held.owner(), held.token()));
         }
       }
     }
@@ -62,7 +77,7 @@ final class Leftovers {
       sleep(POLL);
       long now = System.nanoTime();
       for (Key k : List.copyOf(present)) {
-        if (Long.valueOf(0).equals(read(nodesOf.get(k.lock).get(k.node), "EXISTS", Cluster.lockKey(k.lock)))) {
+        if (Long.valueOf(0).equals(read(nodesOf.get(k.lock).get(k.node), "EXISTS", k.key))) {
           k.goneMillis = (now - start) / 1_000_000;
           present.remove(k);
         }

@@ -28,6 +28,32 @@ record LockView(String lock, List<Entry> entries) {
       String[] f = s.split(" ");
       return f.length == 8 ? new Entry(f[0], f[1]) : null;
     }
+
+    /**
+     * The one hold the nemesis goes by for a read-write lock or a semaphore, from the hold values
+     * {@link Cluster#FAMILY_HOLDS} returns (the writer's alone while there is one): the hold with the
+     * smallest token, the one at work longest, ties broken by owner so that the choice stays the
+     * same while the holds do; null if none.
+     */
+    static Entry first(Object values) {
+      if (!(values instanceof List<?> list)) {
+        return null;
+      }
+      Entry first = null;
+      for (Object v : list) {
+        Entry e = ofValue(v);
+        if (e != null && (first == null || isOlder(e, first))) {
+          first = e;
+        }
+      }
+      return first;
+    }
+
+    private static boolean isOlder(Entry a, Entry b) {
+      long ta = Long.parseLong(a.token());
+      long tb = Long.parseLong(b.token());
+      return ta < tb || (ta == tb && a.owner().compareTo(b.owner()) < 0);
+    }
   }
 
   int majority() {

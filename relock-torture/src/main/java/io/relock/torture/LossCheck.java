@@ -9,7 +9,9 @@ import java.util.Set;
  * Claim (c): a holder whose lease was lost is told. A hold counts as lost when the history proves
  * it, whatever relock said:
  * <ul>
- *   <li>a newer token of the same lock was granted while it still acted as the holder;
+ *   <li>a newer token of the same lock was granted while it still acted as the holder (for a
+ *       read-write lock, a hold of a lane that excludes its own, see {@link Hold#supersededBy};
+ *       never for a semaphore's permit, which other permits do not exclude);
  *   <li>it had a fixed lease and its interval outlasted the lease;
  *   <li>a fault that stops renewals (its process paused, its connections cut or blackholed, the
  *       lock Redis paused) lasted a lease or more inside its interval;
@@ -85,9 +87,10 @@ final class LossCheck {
   private static String whyLost(Hold h, List<Hold> holds, Timeline timeline, long lease, long margin) {
     // A newer token was granted later in Redis's own order; if it was granted before h called
     // close(), h's lock was gone by then. Token order rather than the recorded grant times, which
-    // a pause between a grant and its record can shift.
+    // a pause between a grant and its record can shift. For the lock family, a hold whose kind
+    // excludes h's (see Hold#supersededBy); a permit is proved lost only by the rules below.
     for (Hold other : holds) {
-      if (other.lock.equals(h.lock) && other.token > h.token && other.acquired < h.end) {
+      if (h.supersededBy(other) && other.acquired < h.end) {
         return other + " was granted the lock by " + timeline.at(other.acquired);
       }
     }

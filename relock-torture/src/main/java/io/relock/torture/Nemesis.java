@@ -161,11 +161,20 @@ final class Nemesis {
     return "kill-holder " + w.name + " holding " + held + ", replaced by " + replacement.name;
   }
 
-  /** Waits for {@code lock} as one more contender would; the checker measures how long it stayed taken. */
+  /**
+   * Waits for {@code lock} as one more contender would; the checker measures how long it stayed
+   * taken. A read-write lock is waited for as a writer, who gets it only once every hold is gone,
+   * the killed one's too; a semaphore for one permit, which only shows that it still grants (the
+   * killed holder's permit is among several; the leftover check sees whether its hold key expired).
+   */
   private void probeLock(String lock) {
     TortureSettings s = cluster.settings;
     Duration wait = s.lease().plus(s.stuckBound()).plusSeconds(3);
-    try (LockLease lease = probe.lock(lock).acquire(wait)) {
+    try (LockLease lease = switch (cluster.workload) {
+      case EXCLUSIVE -> probe.lock(lock).acquire(wait);
+      case READ_WRITE -> probe.readWriteLock(lock).writeLock().acquire(wait);
+      case SEMAPHORE -> probe.semaphore(lock, Workload.PERMITS).acquire(wait);
+    }) {
       log.record(Event.PROBE, lock, null, lease.fencingToken(), fields("result", "acquired"));
     } catch (LockTimeoutException e) {
       log.record(Event.PROBE, lock, null, 0, fields("result", "timeout"));

@@ -12,7 +12,12 @@ import java.util.Set;
  * the lock alone cannot prevent it, fencing has to catch it. An overlap that no such fault
  * explains is a violation in any run, and without faults every overlap is.
  *
- * <p>Of the two holds, the one with the smaller token lost its lease; the overlap is explained if
+ * <p>A read-write lock's two readers may overlap; a reader and a writer, or two writers, may not,
+ * and are judged as two holders of an exclusive lock (a semaphore's permits are {@link
+ * PermitCheck}'s).
+ *
+ * <p>Of the two holds, the one granted first in Redis's order (the smaller token; for a reader and
+ * a writer see {@link Hold#supersededBy}) lost its lease; the overlap is explained if
  * a fault that can cost that holder its lease was in force between its request and the other's
  * grant, or if its fixed lease had run out by the other's grant.
  *
@@ -54,11 +59,11 @@ final class OverlapCheck {
       Hold a = holds.get(i);
       for (int j = i + 1; j < holds.size() && holds.get(j).acquired < a.end; j++) {
         Hold b = holds.get(j);
-        if (!b.lock.equals(a.lock)) {
+        if (!b.lock.equals(a.lock) || (a.isRead() && b.isRead())) {
           continue;
         }
         pairs++;
-        Hold loser = a.token < b.token ? a : b;
+        Hold loser = a.supersededBy(b) ? a : b.supersededBy(a) ? b : a.token < b.token ? a : b;
         Hold winner = loser == a ? b : a;
         String why = explanation(loser, winner, timeline, lease.toNanos());
         String text = "overlap on " + a.lock + ": " + a + " held it " + timeline.at(a.acquired) + " to "
@@ -81,7 +86,8 @@ final class OverlapCheck {
     return new Result(pairs, unexplained, examples);
   }
 
-  private static String explanation(Hold loser, Hold winner, Timeline timeline, long lease) {
+  /** What may have cost {@code loser} its lease before {@code winner}'s grant, or null if nothing in the history did. */
+  static String explanation(Hold loser, Hold winner, Timeline timeline, long lease) {
     for (Timeline.Window w : timeline.windows) {
       boolean hits = (HOLDER_FAULTS.contains(w.fault()) && (w.target().equals(loser.proc) || w.target().equals("all")))
           || REDIS_FAULTS.contains(w.fault())

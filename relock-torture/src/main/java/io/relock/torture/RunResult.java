@@ -19,15 +19,16 @@ import java.util.List;
  * @param failover what the failovers did (Sentinel runs; all zero but the failed acquisitions otherwise)
  * @param redlock what the faults on masters did (Redlock runs; {@link RedlockCheck.Result#NONE} otherwise)
  * @param ackCost the cost of replicaAcks measured after the run (Sentinel runs), or null
+ * @param workload the kind of lock the workers took
  */
 record RunResult(String run, Fault fault, List<String> faultsDone, int holds, int failedAcquisitions,
     int unreadableLines, List<String> harnessProblems, OverlapCheck.Result overlaps, FencingCheck.Result fencing, LossCheck.Result losses,
     StuckLockCheck.Result stuck, UpdateCheck.Result updates, Topology topology, int replicaAcks,
-    FailoverCheck.Result failover, RedlockCheck.Result redlock, AckCost.Result ackCost) {
+    FailoverCheck.Result failover, RedlockCheck.Result redlock, AckCost.Result ackCost, Workload workload) {
 
   RunResult withAckCost(AckCost.Result cost) {
     return new RunResult(run, fault, faultsDone, holds, failedAcquisitions, unreadableLines, harnessProblems, overlaps,
-        fencing, losses, stuck, updates, topology, replicaAcks, failover, redlock, cost);
+        fencing, losses, stuck, updates, topology, replicaAcks, failover, redlock, cost, workload);
   }
 
   /** Overlaps that count against the run: all of them without faults, else those no fault explains. */
@@ -39,7 +40,8 @@ record RunResult(String run, Fault fault, List<String> faultsDone, int holds, in
   List<String> failures() {
     List<String> f = new ArrayList<>();
     if (forbiddenOverlaps() > 0) {
-      f.add("(a) " + forbiddenOverlaps() + " overlapping holds " + (fault == Fault.NONE ? "without faults"
+      f.add("(a) " + forbiddenOverlaps() + (workload == Workload.SEMAPHORE ? " grants beyond the permits "
+          : " overlapping holds ") + (fault == Fault.NONE ? "without faults"
           : "that no fault explains (a holder lost its lock while nothing kept it from renewing)"));
     }
     if (fencing.violations() > 0) {

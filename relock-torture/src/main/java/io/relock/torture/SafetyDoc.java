@@ -53,6 +53,7 @@ final class SafetyDoc {
         .replace("{{SENTINEL}}", sentinel(results))
         .replace("{{CLUSTER}}", cluster(results))
         .replace("{{REDLOCK}}", redlock(results))
+        .replace("{{FAMILY}}", family(results))
         .replace("{{TABLE}}", String.join("\n", SummaryTable.markdown(results)))
         .replace("{{FAULTS}}", faults(results))
         .replace("{{EXAMPLES}}", examples(results))
@@ -211,6 +212,35 @@ final class SafetyDoc {
     out.add(String.format(Locale.ROOT, "Across the Redlock runs: %d fenced violations, %d unreported losses,"
             + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
         sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
+    return String.join("\n\n", out);
+  }
+
+  /** The paragraphs of "The lock family, measured": every number from the read-write and semaphore runs. */
+  static String family(List<RunResult> results) {
+    List<String> out = new ArrayList<>();
+    for (Workload w : TortureMain.FAMILY) {
+      List<RunResult> all = results.stream().filter(r -> r.workload() == w).toList();
+      if (all.isEmpty()) {
+        continue;
+      }
+      boolean permits = w == Workload.SEMAPHORE;
+      out.add(String.format(Locale.ROOT, "**%s** (%s): %d holds in %d runs, %d faults injected. %d %s (%s), %d of"
+              + " them unexplained; the store refused %d stale operations; %d fenced violations, %d lost holds (%d"
+              + " unreported), %d dead holders measured (%d stuck)%s.",
+          w == Workload.READ_WRITE ? "Read-write lock" : "Semaphore of " + Workload.PERMITS + " permits",
+          String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()), sum(all, RunResult::holds),
+          all.size(), sum(all, r -> r.faultsDone().size()), sum(all, r -> r.overlaps().pairs()),
+          permits ? "grants while " + Workload.PERMITS + " others still acted" : "overlapping pairs of holds with a writer",
+          byFault(all), sum(all, r -> r.overlaps().unexplained()), sum(all, r -> r.fencing().staleRefused()),
+          sum(all, r -> r.fencing().violations()), sum(all, r -> r.losses().lost()),
+          sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().measured()), sum(all, r -> r.stuck().stuck()),
+          permits ? "" : String.format(Locale.ROOT, ", %d fenced writes, %d lost updates",
+              sum(all, r -> r.updates().accepted()), sum(all, r -> r.updates().lost()))));
+    }
+    if (out.isEmpty()) {
+      return "This run did not include the lock family's runs (`./relock torture --runs rw,sem`), so it has no"
+          + " read-write lock or semaphore numbers.";
+    }
     return String.join("\n\n", out);
   }
 

@@ -10,7 +10,7 @@ import java.util.Locale;
  */
 final class SummaryTable {
 
-  static final List<String> HEADER = List.of("run", "topology", "replica acks", "faults", "holds", "overlaps (a)",
+  static final List<String> HEADER = List.of("run", "topology", "lock", "replica acks", "faults", "holds", "overlaps (a)",
       "stale ops refused",
       "fenced violations (b)", "lost holds", "told: onLost / invalid / LockLost", "unreported (c)",
       "dead holders", "max regrant ms", "stuck (d)", "fenced writes", "lost updates (e)",
@@ -23,6 +23,7 @@ final class SummaryTable {
     return List.of(
         r.run(),
         r.topology().id,
+        r.workload().kind(),
         r.topology() == Topology.REDLOCK ? "-" : acks(r.replicaAcks()),
         Integer.toString(r.faultsDone().size()),
         Integer.toString(r.holds()),
@@ -100,7 +101,7 @@ final class SummaryTable {
       writes += r.updates().accepted();
       lostUpdates += r.updates().lost();
     }
-    return List.of("total", "", "", Long.toString(faults), Long.toString(holds), Long.toString(overlaps),
+    return List.of("total", "", "", "", Long.toString(faults), Long.toString(holds), Long.toString(overlaps),
         Long.toString(refused), Long.toString(violations), Long.toString(lost), "", Long.toString(unreported),
         Long.toString(dead), "", Long.toString(stuck), Long.toString(writes), Long.toString(lostUpdates), "");
   }

@@ -48,7 +48,8 @@ public final class TortureMain implements Callable<Integer> {
   Long seed;
 
   @Option(names = "--short", description = "The CI version, under 4 minutes: the single-server runs with 2 workers"
-      + " x 2 threads (about 2 minutes), then, unless --topology says otherwise, one Sentinel failover-hole run"
+      + " x 2 threads (about 2 minutes) and a pause-holder run each of a read-write lock and a semaphore (about"
+      + " 30 s), then, unless --topology says otherwise, one Sentinel failover-hole run"
       + " with replicaAcks off and one with it on (about a minute), one Cluster kill-primary run (about 30 s)"
       + " and one Redlock restart-master run (about 25 s).")
   boolean shortRun;
@@ -66,7 +67,9 @@ public final class TortureMain implements Callable<Integer> {
           + "such as sentinel-failover-hole-acks. Cluster topology: kill-primary (replicaAcks off and on), "
           + "migrate-slot, or their full names such as cluster-kill-primary-acks. Redlock topology: partition-master, "
           + "pause-master, restart-master, clock-step-master (needs a C compiler), restart-master-nodelay (the control), "
-          + "or their full names such as redlock-restart-master.")
+          + "or their full names such as redlock-restart-master. Lock family (single server): rw-none, rw-pause-holder, "
+          + "rw-kill-holder, rw-restart-redis (read-write lock), sem-none, sem-pause-holder, sem-kill-holder, "
+          + "sem-restart-redis (semaphore of 3 permits), or rw, sem for all four of a kind.")
   List<String> runs;
 
   @Option(names = "--run-seconds", paramLabel = "S",
@@ -248,19 +251,22 @@ public final class TortureMain implements Callable<Integer> {
     List<TortureRun.Plan> plans = new ArrayList<>();
     if (only != null) {
       for (String id : only) {
-        if (sentinelRunNames().contains(id) || clusterRunNames().contains(id) || redlockRunNames().contains(id)) {
+        if (sentinelRunNames().contains(id) || clusterRunNames().contains(id) || redlockRunNames().contains(id)
+            || familyRunNames().contains(id) || FAMILY.stream().anyMatch(w -> w.id.equals(id))) {
           continue;
         }
         try {
           Fault.byId(id);
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(e.getMessage() + "; Sentinel run names: " + sentinelRunNames()
+          throw new IllegalArgumentException(e.getMessage() + "; lock family run names: " + familyRunNames()
+              + " (or rw, sem for all of a kind); Sentinel run names: " + sentinelRunNames()
               + "; Cluster run names: " + clusterRunNames() + "; Redlock run names: " + redlockRunNames());
         }
       }
     }
     if (topologies.contains(Topology.SINGLE)) {
       plans.addAll(singlePlans(settings, seed, only));
+      plans.addAll(familyPlans(settings, seed, only, shortSuite));
     }
     if (topologies.contains(Topology.SENTINEL)) {
       for (Fault f : Fault.SENTINEL) {
@@ -314,7 +320,7 @@ public final class TortureMain implements Callable<Integer> {
           + " is among " + only + " (the Sentinel topology's runs are failover and failover-hole, the Cluster"
           + " topology's kill-primary and migrate-slot, the Redlock"
           + " topology's partition-master, pause-master, restart-master, clock-step-master and restart-master-nodelay,"
-          + " the single"
+          + " the lock family's " + familyRunNames() + ", the single"
           + " server's the others; --topology all runs every topology)");
     }
     return plans;
@@ -348,6 +354,49 @@ public final class TortureMain implements Callable<Integer> {
       names.add(sentinelRunName(f, 1));
     }
     return names;
+  }
+
+  /** The lock family's workloads, each with runs of its own on the single server. */
+  static final List<Workload> FAMILY = List.of(Workload.READ_WRITE, Workload.SEMAPHORE);
+  /** The faults of the lock family's runs in a full suite; {@link #FAMILY_SHORT} in a short one. */
+  static final List<Fault> FAMILY_FAULTS = List.of(Fault.NONE, Fault.PAUSE_HOLDER, Fault.KILL_HOLDER,
+      Fault.RESTART_REDIS);
+  /**
+   * The one fault of each lock family workload in a short suite: a paused holder, the case fencing
+   * exists for (the paused reader, writer or permit holder comes back after its lease ran out).
+   */
+  static final Fault FAMILY_SHORT = Fault.PAUSE_HOLDER;
+
+  private static List<String> familyRunNames() {
+    List<String> names = new ArrayList<>();
+    for (Workload w : FAMILY) {
+      FAMILY_FAULTS.forEach(f -> names.add(w.runName(f)));
+    }
+    return names;
+  }
+
+  /**
+   * The lock family's single-server runs ({@code rw-...}, {@code sem-...}): {@link #FAMILY_FAULTS}
+   * for each workload, or {@link #FAMILY_SHORT} alone in a short suite; with {@code only}, the runs
+   * it names, or every run of a workload it names ({@code rw}, {@code sem}).
+   */
+  private static List<TortureRun.Plan> familyPlans(TortureSettings settings, long seed, List<String> only,
+      boolean shortSuite) {
+    List<TortureRun.Plan> plans = new ArrayList<>();
+    for (Workload w : FAMILY) {
+      TortureSettings s = settings.forWorkload(w);
+      for (Fault f : FAMILY_FAULTS) {
+        String name = w.runName(f);
+        boolean selected = only == null || only.isEmpty() ? !shortSuite || f == FAMILY_SHORT
+            : only.contains(name) || only.contains(w.id);
+        if (selected) {
+          long runSeed = seed * 1_000_003L + name.hashCode();
+          List<Step> steps = Step.schedule(f, s.runLength(), s, new Random(runSeed));
+          plans.add(new TortureRun.Plan(name, f, steps, s.runLength(), runSeed, Topology.SINGLE, 0, s, w));
+        }
+      }
+    }
+    return plans;
   }
 
   private static List<TortureRun.Plan> singlePlans(TortureSettings settings, long seed, List<String> only) {

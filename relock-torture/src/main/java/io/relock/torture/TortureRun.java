@@ -31,12 +31,18 @@ final class TortureRun {
    *     TortureSettings#REPLICA_ACK_TIMEOUT})
    * @param settings the settings of the run (the Sentinel and Redlock runs have their own, see {@link
    *     TortureSettings#forSentinel} and {@link TortureSettings#forRedlock}); null for those the suite was given
+   * @param workload the kind of lock the workers take
    */
   record Plan(String name, Fault fault, List<Step> steps, Duration length, long seed, Topology topology,
-      int replicaAcks, TortureSettings settings) {
+      int replicaAcks, TortureSettings settings, Workload workload) {
 
     Plan(String name, Fault fault, List<Step> steps, Duration length, long seed) {
       this(name, fault, steps, length, seed, Topology.SINGLE, 0, null);
+    }
+
+    Plan(String name, Fault fault, List<Step> steps, Duration length, long seed, Topology topology,
+        int replicaAcks, TortureSettings settings) {
+      this(name, fault, steps, length, seed, topology, replicaAcks, settings, Workload.EXCLUSIVE);
     }
   }
 
@@ -58,7 +64,8 @@ final class TortureRun {
     try (HistoryWriter log = new HistoryWriter(runDir.resolve("nemesis.jsonl"), "nemesis");
         Cluster cluster = Cluster.start(settings, runDir, plan.seed(),
             plan.fault() == Fault.ABANDON_HOLDER ? ABANDON_ONE_IN : 0, log, plan.topology(), plan.replicaAcks(),
-            TortureSettings.REPLICA_ACK_TIMEOUT, plan.fault() == Fault.CLOCK_STEP_MASTER ? clockLibrary(outDir) : null);
+            TortureSettings.REPLICA_ACK_TIMEOUT, plan.fault() == Fault.CLOCK_STEP_MASTER ? clockLibrary(outDir) : null,
+            plan.workload());
         // Only kill-holder steps wait for a lock themselves; only the single-server runs have them.
         Relock probe = !single ? null
             : Relock.builder().uri(cluster.lockUri()).defaultLease(settings.lease())
@@ -102,12 +109,14 @@ final class TortureRun {
       }
     }
     RunResult result = Checker.check(plan.name(), plan.fault(), done, history, store, settings, plan.topology(),
-        plan.replicaAcks()).withAckCost(ackCost);
+        plan.replicaAcks(), plan.workload()).withAckCost(ackCost);
     List<String> report = new ArrayList<>();
     report.add("run " + plan.name() + " (" + plan.fault().description + ")");
     report.add("topology " + plan.topology().id + (plan.topology() == Topology.REDLOCK
         ? ", " + Cluster.REDLOCK_MASTERS + " masters, redlockRestartDelay " + settings.redlockRestartDelay().toMillis() + " ms"
-        : ", replicaAcks " + SummaryTable.acks(plan.replicaAcks())) + ", lease " + settings.lease().toMillis() + " ms");
+        : ", replicaAcks " + SummaryTable.acks(plan.replicaAcks())) + ", lease " + settings.lease().toMillis() + " ms, "
+        + plan.workload().description + (plan.workload() == Workload.READ_WRITE
+            ? " (" + Workload.READ_PERCENT + "% of the critical sections read)" : ""));
     if (ackCostError != null) {
       report.add(ackCostError);
     }

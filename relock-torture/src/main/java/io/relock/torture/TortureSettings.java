@@ -105,6 +105,26 @@ record TortureSettings(int processes, int threads, List<String> locks, Duration 
     return lease.multipliedBy(2);
   }
 
+  /**
+   * The settings of the lock family's single-server runs ({@link Workload}), from those of the suite:
+   * the same timing, on locks of their own kind. The read-write runs use two locks, like the
+   * exclusive ones. The semaphore runs use one semaphore, with at least twice as many threads as it
+   * has permits, so that threads queue for permits and a holder that loses its permit is soon
+   * joined by as many others as there are permits.
+   */
+  TortureSettings forWorkload(Workload workload) {
+    return switch (workload) {
+      case EXCLUSIVE -> this;
+      case READ_WRITE -> new TortureSettings(processes, threads, List.of("torture-rw-a", "torture-rw-b"), lease,
+          commandTimeout, recheckInterval, acquireWait, holdMin, holdMax, longHoldOneIn, longHoldMin, longHoldMax,
+          runLength, combinedLength, combinedRuns);
+      case SEMAPHORE -> new TortureSettings(processes,
+          Math.max(threads, (2 * Workload.PERMITS + processes - 1) / processes), List.of("torture-sem"), lease,
+          commandTimeout, recheckInterval, acquireWait, holdMin, holdMax, longHoldOneIn, longHoldMin, longHoldMax,
+          runLength, combinedLength, combinedRuns);
+    };
+  }
+
   TortureSettings withRunLength(Duration single, Duration combined) {
     return new TortureSettings(processes, threads, locks, lease, commandTimeout, recheckInterval, acquireWait,
         holdMin, holdMax, longHoldOneIn, longHoldMin, longHoldMax, single, combined, combinedRuns);

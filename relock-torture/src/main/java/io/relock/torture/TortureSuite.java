@@ -53,7 +53,9 @@ final class TortureSuite {
         r.fencing().violations(), l.lost() - l.unreported(), l.lost(), l.unreported(), r.stuck().measured(),
         r.stuck().measured() == 0 ? "-" : r.stuck().maxMillis() + " ms", r.stuck().stuck(), u.lost(), u.accepted(),
         u.writeOnlyLost(), u.unfencedLost(), r.failures().isEmpty() ? "ok" : "FAIL " + r.failures(),
-        took.toMillis() / 1000.0) + sentinelProgress(r) + redlockProgress(r);
+        took.toMillis() / 1000.0).replace(" overlaps (", r.workload() == Workload.SEMAPHORE
+            ? " grants beyond the " + Workload.PERMITS + " permits (" : " overlaps (") + sentinelProgress(r)
+        + redlockProgress(r);
   }
 
   private static String redlockProgress(RunResult r) {

@@ -37,12 +37,24 @@ import java.util.Map;
  * @param replicaAckTimeout relock's replicaAcks timeout (ignored when off)
  * @param redlockRestartDelay relock's {@code redlockRestartDelay} (Redlock topology; zero otherwise)
  * @param topology how {@code lockUri} is read
+ * @param workload which kind of lock the threads take (the semaphore with {@link Workload#PERMITS})
  */
 record WorkerConfig(String name, String lockUri, String storeUri, Path history, Path stopFile, int threads,
     List<String> locks, Duration lease, Duration commandTimeout, Duration recheckInterval, Duration acquireWait,
     Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMin, Duration longHoldMax,
     int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout, Duration redlockRestartDelay,
-    Topology topology) {
+    Topology topology, Workload workload) {
+
+  /** An exclusive-lock worker, as every worker was before the lock family had workloads. */
+  WorkerConfig(String name, String lockUri, String storeUri, Path history, Path stopFile, int threads,
+      List<String> locks, Duration lease, Duration commandTimeout, Duration recheckInterval, Duration acquireWait,
+      Duration holdMin, Duration holdMax, int longHoldOneIn, Duration longHoldMin, Duration longHoldMax,
+      int abandonOneIn, long seed, int replicaAcks, Duration replicaAckTimeout, Duration redlockRestartDelay,
+      Topology topology) {
+    this(name, lockUri, storeUri, history, stopFile, threads, locks, lease, commandTimeout, recheckInterval,
+        acquireWait, holdMin, holdMax, longHoldOneIn, longHoldMin, longHoldMax, abandonOneIn, seed, replicaAcks,
+        replicaAckTimeout, redlockRestartDelay, topology, Workload.EXCLUSIVE);
+  }
 
   /** The URIs of {@code lockUri}: the Redlock masters or the cluster's seed nodes. */
   String[] lockUris() {
@@ -73,6 +85,7 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
     m.put("replica-ack-timeout-ms", Long.toString(replicaAckTimeout.toMillis()));
     m.put("redlock-restart-delay-ms", Long.toString(redlockRestartDelay.toMillis()));
     m.put("topology", topology.id);
+    m.put("workload", workload.id);
     List<String> args = new ArrayList<>();
     m.forEach((k, v) -> args.add("--" + k + "=" + v));
     return args;
@@ -93,7 +106,8 @@ record WorkerConfig(String name, String lockUri, String storeUri, Path history, 
         millis(m, "hold-min-ms"), millis(m, "hold-max-ms"), Integer.parseInt(req(m, "long-hold-one-in")),
         millis(m, "long-hold-min-ms"), millis(m, "long-hold-max-ms"), Integer.parseInt(req(m, "abandon-one-in")),
         Long.parseLong(req(m, "seed")), Integer.parseInt(req(m, "replica-acks")), millis(m, "replica-ack-timeout-ms"),
-        millis(m, "redlock-restart-delay-ms"), Topology.byId(req(m, "topology")));
+        millis(m, "redlock-restart-delay-ms"), Topology.byId(req(m, "topology")),
+        Workload.byId(m.getOrDefault("workload", Workload.EXCLUSIVE.id)));
   }
 
   private static String req(Map<String, String> m, String key) {

@@ -51,8 +51,62 @@ final class HistoryBuilder {
   }
 
   HistoryBuilder acquired(String hold, String lock, long token, long sentAt, long at, boolean fixedLease) {
-    add(sentAt, proc(hold), Event.ACQUIRE_SENT, lock, hold, 0, HistoryWriter.fields("lease", fixedLease ? "fixed" : "watchdog"));
+    return acquired(hold, lock, null, token, sentAt, at, fixedLease);
+  }
+
+  /** A grant of a lock family's hold: {@code lane} is {@link Hold#READ}, {@link Hold#WRITE} or {@link Hold#PERMIT}. */
+  HistoryBuilder acquired(String hold, String lock, String lane, long token, long sentAt, long at, boolean fixedLease) {
+    add(sentAt, proc(hold), Event.ACQUIRE_SENT, lock, hold, 0, HistoryWriter.fields("lease", fixedLease ? "fixed" : "watchdog",
+        "lane", lane));
     add(at, proc(hold), Event.ACQUIRED, lock, hold, token, null);
+    return this;
+  }
+
+  /** A read-write lock's reader that behaves: granted, its read sent at {@code from + 1} and accepted, released. */
+  HistoryBuilder readerSection(String hold, String lock, long token, long from, long to) {
+    acquired(hold, lock, Hold.READ, token, from - 1, from, false);
+    readShared(hold, lock, token, from + 1, from + 2, "ok");
+    release(hold, lock, token, to, true, Event.RELEASED);
+    return this;
+  }
+
+  /** A reader's read of the store, sent at {@code sentAt} and answered {@code fenced} (ok or refused) at {@code at}. */
+  HistoryBuilder readShared(String hold, String lock, long token, long sentAt, long at, String fenced) {
+    add(at, proc(hold), Event.READ, lock, hold, token, HistoryWriter.fields("fenced", fenced,
+        "value", values.getOrDefault(lock, 0L), "sent", mono(sentAt)));
+    return this;
+  }
+
+  /** A read-write lock's writer that behaves, as {@link #section} (the store advances). */
+  HistoryBuilder writerSection(String hold, String lock, long token, long from, long to) {
+    acquired(hold, lock, Hold.WRITE, token, from - 1, from, false);
+    long base = values.getOrDefault(lock, 0L);
+    read(hold, lock, token, from + 1, "ok", base);
+    write(hold, lock, token, to - 2, to - 1, "accepted", base);
+    storeAccepts(lock, token, base, hold);
+    release(hold, lock, token, to, true, Event.RELEASED);
+    return this;
+  }
+
+  /** A semaphore's holder that behaves: granted a permit, let into the store, left it, released. */
+  HistoryBuilder permitSection(String hold, String semaphore, long token, long from, long to) {
+    acquired(hold, semaphore, Hold.PERMIT, token, from - 1, from, false);
+    enter(hold, semaphore, token, from + 1, "ok");
+    leave(hold, semaphore, token, to - 2, to - 1, "accepted");
+    release(hold, semaphore, token, to, true, Event.RELEASED);
+    return this;
+  }
+
+  /** A permit holder's entry into the store, answered {@code fenced} (ok or refused). */
+  HistoryBuilder enter(String hold, String semaphore, long token, long at, String fenced) {
+    add(at, proc(hold), Event.READ, semaphore, hold, token, HistoryWriter.fields("fenced", fenced));
+    return this;
+  }
+
+  /** A permit holder's leave, sent at {@code sentAt}, answered {@code fenced} (accepted or refused). */
+  HistoryBuilder leave(String hold, String semaphore, long token, long sentAt, long at, String fenced) {
+    add(at, proc(hold), Event.WRITE, semaphore, hold, token, HistoryWriter.fields("fenced", fenced,
+        "sent", mono(sentAt)));
     return this;
   }
 
@@ -200,6 +254,12 @@ final class HistoryBuilder {
   RunResult checkRedlock(Fault fault) {
     return Checker.check("test", fault, List.of("a fault"), history(), store(),
         TortureSettings.shortRun().forRedlock(true), Topology.REDLOCK, 0);
+  }
+
+  /** Checks a single-server run of a lock family workload. */
+  RunResult check(Fault fault, Workload workload) {
+    return Checker.check("test", fault, fault == Fault.NONE ? List.of() : List.of("a fault"), history(), store(),
+        TortureSettings.shortRun().forWorkload(workload), Topology.SINGLE, 0, workload);
   }
 
   RunResult check(Fault fault) {
