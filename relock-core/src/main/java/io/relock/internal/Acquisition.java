@@ -272,9 +272,17 @@ final class Acquisition {
       return;
     }
     switch (code) {
-      case 1 -> succeed(token, serial, sent, false);
+      case 1 -> {
+        if (!arrivedTooLate(sent, false, token, serial)) {
+          succeed(token, serial, sent, false);
+        }
+      }
       case 2 -> reentered();
-      case 3 -> succeed(token, serial, grantNoEarlierThan, true);
+      case 3 -> {
+        if (!arrivedTooLate(grantNoEarlierThan, true, token, serial)) {
+          succeed(token, serial, grantNoEarlierThan, true);
+        }
+      }
       case 0 -> busy(mode, sent, n);
       case -1 -> fail(timeout()); // 'giveup' withdrew it
       case -2 -> {
@@ -284,6 +292,74 @@ final class Acquisition {
       case -3 -> send("wait"); // the entry expired while this client was stalled
       default -> fail(new RelockException("unexpected reply code " + code + " from acquire.lua for lock '"
           + state.keys.name() + "'"));
+    }
+  }
+
+  /**
+   * Whether a grant came too late to count from when it is known to have started: the reply to
+   * this acquisition's own call came after the lease that call began would have run out (the
+   * client stalled, or the reply was delayed past the lease), or a grant handed over while it
+   * waited is known only to have started after its last call, longer ago than the lease. Such a
+   * grant is not handed to the caller as a lease lost on arrival, nor thrown away while Redis may
+   * still hold it for this owner (left to expire, it would keep others out for nothing): the
+   * acquisition first renews it ({@link #confirm}), and the lease then counts from that call. With
+   * its wait over, it gives up instead, and its withdrawal releases the grant.
+   */
+  private boolean arrivedTooLate(long validFromNanos, boolean handedOff, long token, long serial) {
+    long ends = handedOff ? engine.claimEndsNanos(leaseMillis, validFromNanos)
+        : validFromNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - driftNanos();
+    if (ends - System.nanoTime() > 0) {
+      return false;
+    }
+    if (timed() && System.nanoTime() - deadlineNanos >= 0) {
+      fail(timeout()); // no time left to confirm it: withdrawn, released if Redis still holds it
+      return true;
+    }
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} grant {} known {} us after its lease could have run out: confirming it", owner, serial,
+          (System.nanoTime() - ends) / 1000);
+    }
+    confirm(token, serial);
+    return true;
+  }
+
+  private long driftNanos() {
+    return engine.settings().driftFor(Duration.ofMillis(leaseMillis)).toNanos();
+  }
+
+  /**
+   * Renews a grant whose start is not known closely enough (see {@link #arrivedTooLate}) for a
+   * whole lease, as the watchdog would. Renewed: held, from this call's send time. Not held (it
+   * expired or was taken meanwhile): that grant has ended, and the acquisition asks again.
+   */
+  private void confirm(long token, long serial) {
+    inFlight = true;
+    long sent = System.nanoTime();
+    engine.runConfirm(state, owner, leaseMillis)
+        .whenComplete((reply, error) -> state.post(() -> onConfirmed(sent, token, serial, reply, error)));
+  }
+
+  private void onConfirmed(long sent, long token, long serial, List<Object> reply, Throwable error) {
+    inFlight = false;
+    switch (phase) {
+      case ACTIVE -> {
+        if (error != null) {
+          attemptFailed("recheck", error); // sends 'wait' again, which answers what Redis holds now
+        } else if ((Long) reply.get(0) == 1L) {
+          timer.succeeded();
+          if (!arrivedTooLate(sent, false, token, serial)) {
+            succeed(token, serial, sent, false);
+          }
+        } else {
+          timer.succeeded();
+          endedGrantsUpTo = Math.max(endedGrantsUpTo, serial);
+          recheck();
+        }
+      }
+      case WITHDRAWING -> cleanUp(error);
+      default -> {
+        // SETTLED: nothing left to do.
+      }
     }
   }
 

@@ -388,6 +388,16 @@ public final class LockEngine {
         });
   }
 
+  /**
+   * Renews {@code owner}'s hold of a lock for {@code leaseMillis}, as the watchdog does: for an
+   * acquisition that must confirm a grant before it counts (see Acquisition#confirm). Replies
+   * {@code [1]} if the owner held it, else {@code [0]}.
+   */
+  CompletableFuture<List<Object>> runConfirm(LockState state, String owner, long leaseMillis) {
+    return scripts.run(Scripts.RENEW, List.of(state.kind.holdKey(state.keys, owner)),
+        List.of(Long.toString(leaseMillis), owner, fenceRetention), state.keys.name());
+  }
+
   /** Where {@link #runAcquire} puts the replicas' acknowledgements in a reply. */
   static final int ACKS_INDEX = 4;
 

@@ -1,9 +1,11 @@
 package io.relock.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.relock.LockLease;
 import io.relock.LockLostException;
+import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockException;
 import io.relock.spi.CommandNotSentException;
@@ -113,5 +115,26 @@ public abstract class ConnectionLossContract extends RelockContract {
       }
       assertThat(thrown).as("what close() threw").isInstanceOf(LockLostException.class);
     }
+  }
+
+  /**
+   * A grant whose reply reaches the client only after the lease it began would have run out is
+   * not handed to the caller: by then the lock may be another's. Every reply here comes 2 x 400 ms
+   * after its call, longer than the 300 ms lease, so no grant can ever be live: the caller must get
+   * its timeout, never a lease that is lost on arrival, and nothing may be left in Redis.
+   */
+  @Test
+  void aGrantWhoseReplyCameAfterItsLease_isNotHandedToTheCaller() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port())) {
+      Relock slow = client(proxy.uri(), DRIVER_SETTINGS, b -> b.commandTimeout(Duration.ofSeconds(5)));
+      slow.lock("warm-up").acquire(Duration.ZERO).close(); // connected, scripts loaded
+      proxy.delay(Duration.ofMillis(400));
+
+      assertThatThrownBy(() -> slow.lock("late").acquire(Duration.ofMillis(2500), Duration.ofMillis(300)).close())
+          .as("what acquire gave for grants that were over before their replies came")
+          .isInstanceOf(LockTimeoutException.class);
+      proxy.restore();
+    }
+    awaitNothingLeftOf("late");
   }
 }

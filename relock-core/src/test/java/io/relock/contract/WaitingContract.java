@@ -363,4 +363,38 @@ public abstract class WaitingContract extends RelockContract {
     List<String> t = (List<String>) redis("TIME");
     return Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
   }
+
+  /**
+   * A waiter's grant is known only to have started after its last call to Redis; when that call
+   * was longer ago than the lease (it waited on a long hold without rechecking), the grant must be
+   * confirmed, not handed over as a lease already over. Without the confirmation the waiter got a
+   * lease that was invalid on arrival and, no longer renewed, really expired under it.
+   */
+  @Test
+  void aGrantAfterAWaitLongerThanTheLease_isConfirmed_andHandedOverValid() throws Exception {
+    assertGrantAfterLongWaitIsValid(client().lock("long-wait"),
+        client(b -> b.recheckInterval(NO_RECHECK)).lock("long-wait"));
+  }
+
+  /** The same for a reader queued behind a writer (a read-write lock's shared lane). */
+  @Test
+  void aReadGrantAfterAWaitLongerThanTheLease_isConfirmed_andHandedOverValid() throws Exception {
+    assertGrantAfterLongWaitIsValid(client().readWriteLock("long-wait-rw").writeLock(),
+        client(b -> b.recheckInterval(NO_RECHECK)).readWriteLock("long-wait-rw").readLock());
+  }
+
+  private void assertGrantAfterLongWaitIsValid(DistributedLock holderLock, DistributedLock waiterLock)
+      throws Exception {
+    Duration lease = Duration.ofMillis(800);
+    LockLease held = holderLock.acquire(Duration.ZERO); // a 30 s lease: the waiter's recheck is far off
+    CompletableFuture<LockLease> next = CompletableFuture.supplyAsync(() -> waiterLock.acquire(PATIENCE, lease));
+    await("the waiter is queued", () -> redis("ZCARD", lockKey(waiterLock.name()) + ":q").equals(1L));
+    long queued = System.nanoTime();
+    await("longer than the lease since the waiter's last call", () -> System.nanoTime() - queued > 2 * lease.toNanos());
+    held.close();
+
+    LockLease got = next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(got.isValid()).as("the handed-over lease, as the waiter gets it").isTrue();
+    got.close();
+  }
 }
