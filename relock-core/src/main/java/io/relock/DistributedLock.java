@@ -94,7 +94,13 @@ public interface DistributedLock extends Lock {
    * Like {@link #acquire(Duration)}, but returns an empty Optional instead of throwing {@link
    * LockTimeoutException} when the wait runs out.
    */
-  Optional<LockLease> tryAcquire(Duration wait);
+  default Optional<LockLease> tryAcquire(Duration wait) {
+    try {
+      return Optional.of(acquire(wait));
+    } catch (LockTimeoutException e) {
+      return Optional.empty();
+    }
+  }
 
   /**
    * Acquires the lock without blocking the caller. The future completes with the lease, or

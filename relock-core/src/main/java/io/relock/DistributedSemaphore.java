@@ -43,7 +43,13 @@ public interface DistributedSemaphore {
   LockLease acquire(Duration wait, Duration lease);
 
   /** Like {@link #acquire(Duration)}, but empty instead of {@link LockTimeoutException}. */
-  Optional<LockLease> tryAcquire(Duration wait);
+  default Optional<LockLease> tryAcquire(Duration wait) {
+    try {
+      return Optional.of(acquire(wait));
+    } catch (LockTimeoutException e) {
+      return Optional.empty();
+    }
+  }
 
   /**
    * Takes a permit without blocking the caller; see {@link DistributedLock#acquireAsync(Duration)}.

@@ -306,8 +306,7 @@ final class Acquisition {
    * its wait over, it gives up instead, and its withdrawal releases the grant.
    */
   private boolean arrivedTooLate(long validFromNanos, boolean handedOff, long token, long serial) {
-    long ends = handedOff ? engine.claimEndsNanos(leaseMillis, validFromNanos)
-        : validFromNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - driftNanos();
+    long ends = engine.grantEndsNanos(leaseMillis, validFromNanos, handedOff);
     if (ends - System.nanoTime() > 0) {
       return false;
     }
@@ -321,10 +320,6 @@ final class Acquisition {
     }
     confirm(token, serial);
     return true;
-  }
-
-  private long driftNanos() {
-    return engine.settings().driftFor(Duration.ofMillis(leaseMillis)).toNanos();
   }
 
   /**
@@ -479,9 +474,11 @@ final class Acquisition {
       return;
     }
     if (phase == Phase.ACTIVE && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= 0) {
-      // Too late to be of use: the claim may already have run out. Ask Redis instead.
+      // Known too late to count from grantNoEarlierThan: confirm it first (see arrivedTooLate). A
+      // call in flight answers for it instead.
       if (!inFlight) {
-        timer.now();
+        timer.cancel();
+        arrivedTooLate(grantNoEarlierThan, true, token, serial);
       }
       return;
     }

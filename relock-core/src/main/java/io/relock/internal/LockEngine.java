@@ -431,13 +431,23 @@ public final class LockEngine {
     return validFromNanos + TimeUnit.MILLISECONDS.toNanos(first) - settings.driftFor(Duration.ofMillis(first)).toNanos();
   }
 
+  /**
+   * Until when a grant counted from {@code validFromNanos} is surely still its owner's: the lease
+   * less the drift allowance, or for a lock handed to a waiter the claim time (see {@link
+   * #claimEndsNanos}).
+   */
+  long grantEndsNanos(long leaseMillis, long validFromNanos, boolean handedOff) {
+    return handedOff ? claimEndsNanos(leaseMillis, validFromNanos)
+        : validFromNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - settings.driftFor(Duration.ofMillis(leaseMillis)).toNanos();
+  }
+
   /** Turns a successful acquisition into a hold and starts keeping it alive (or watching it). */
   HeldLease acquired(Acquisition a, long token, long serial, long validFromNanos, boolean handedOff) {
     Duration lease = Duration.ofMillis(a.leaseMillis);
     long drift = settings.driftFor(lease).toNanos();
     boolean claimed = handedOff && a.leaseMillis > claimMillis();
     HeldLease h = new HeldLease(a.state, a.owner, token, serial, lease.toNanos(), drift, a.renewed, a.threadId,
-        handedOff ? claimEndsNanos(a.leaseMillis, validFromNanos) : validFromNanos + lease.toNanos() - drift);
+        grantEndsNanos(a.leaseMillis, validFromNanos, handedOff));
     if (h.renewed) {
       watchdog.add(h);
     }

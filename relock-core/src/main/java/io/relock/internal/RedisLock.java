@@ -5,7 +5,6 @@ import io.relock.LockLease;
 import io.relock.LockTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -48,14 +47,6 @@ public final class RedisLock implements DistributedLock {
     return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, lease), name);
   }
 
-  @Override
-  public Optional<LockLease> tryAcquire(Duration wait) {
-    try {
-      return Optional.of(acquire(wait));
-    } catch (LockTimeoutException e) {
-      return Optional.empty();
-    }
-  }
 
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {

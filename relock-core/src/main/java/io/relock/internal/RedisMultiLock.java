@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -70,14 +69,6 @@ public final class RedisMultiLock implements DistributedLock {
     }
   }
 
-  @Override
-  public Optional<LockLease> tryAcquire(Duration wait) {
-    try {
-      return Optional.of(acquire(wait));
-    } catch (LockTimeoutException e) {
-      return Optional.empty();
-    }
-  }
 
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {

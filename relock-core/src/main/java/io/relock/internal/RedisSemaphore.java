@@ -2,9 +2,7 @@ package io.relock.internal;
 
 import io.relock.DistributedSemaphore;
 import io.relock.LockLease;
-import io.relock.LockTimeoutException;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** {@link DistributedSemaphore} over a {@link LockEngine}: each permit is a lease of the semaphore kind. */
@@ -45,14 +43,6 @@ public final class RedisSemaphore implements DistributedSemaphore {
     return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, lease), name);
   }
 
-  @Override
-  public Optional<LockLease> tryAcquire(Duration wait) {
-    try {
-      return Optional.of(acquire(wait));
-    } catch (LockTimeoutException e) {
-      return Optional.empty();
-    }
-  }
 
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
