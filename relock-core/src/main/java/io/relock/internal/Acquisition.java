@@ -378,7 +378,9 @@ final class Acquisition {
       return;
     }
     long delay = engine.settings().recheckInterval().toNanos();
-    if (pttlMillis > 0) {
+    if (pttlMillis >= 0) {
+      // 0: the hold ends within the millisecond (acquire.lua counts it from the hold's value); -1
+      // or -2: no end known, a grant or a recheck will come.
       delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(pttlMillis + 1));
     }
     if (timed()) {
