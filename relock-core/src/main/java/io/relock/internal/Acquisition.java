@@ -70,8 +70,12 @@ final class Acquisition {
   final CompletableFuture<HeldLease> result = new CompletableFuture<>();
   private final CompletableFuture<Void> settled = new CompletableFuture<>();
   private final Retry timer;
+  /** For one lock of a multi-lock: sends this acquisition's first attempt with the others' (see {@link JointAttempt}). */
+  private final JointAttempt joint;
 
   // Mailbox-confined state.
+  /** Whether this acquisition has joined {@link #joint}, or declined it: later calls go alone. */
+  private boolean jointDone;
   private Phase phase = Phase.LOCAL;
   private HeldLease reentering;
   private HeldLease held;
@@ -91,7 +95,8 @@ final class Acquisition {
   private boolean freedInFlight;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
-      long leaseMillis, boolean renewed) {
+      long leaseMillis, boolean renewed, JointAttempt joint) {
+    this.joint = joint;
     this.engine = engine;
     this.state = state;
     this.owner = owner;
@@ -141,6 +146,7 @@ final class Acquisition {
 
   /** The thread already holds {@code h}: raise its count. */
   void startReentry(HeldLease h) {
+    leaveJoint();
     reentering = h;
     phase = Phase.ACTIVE;
     if (h.lostReason() != null) {
@@ -186,8 +192,22 @@ final class Acquisition {
     if (trace.isTraceEnabled()) {
       trace.trace("{} send {} phase {}", runAs, mode, phase);
     }
-    engine.runAcquire(this, runAs, mode, entryLifetimeMillis())
-        .whenComplete((reply, error) -> state.post(() -> onReply(mode, sent, reply, error)));
+    CompletableFuture<List<Object>> call;
+    if (joint != null && !jointDone && "try".equals(mode)) {
+      jointDone = true;
+      call = joint.join(this);
+    } else {
+      call = engine.runAcquire(this, runAs, mode, entryLifetimeMillis());
+    }
+    call.whenComplete((reply, error) -> state.post(() -> onReply(mode, sent, reply, error)));
+  }
+
+  /** This acquisition will not send its first attempt with a multi-lock's others: they go alone. */
+  private void leaveJoint() {
+    if (joint != null && !jointDone) {
+      jointDone = true;
+      joint.decline(this);
+    }
   }
 
   /** A queue entry lives three recheck intervals unless refreshed, and never past the deadline. */
@@ -527,6 +547,7 @@ final class Acquisition {
 
   /** The caller gets {@code error}; whatever Redis may hold for this owner is withdrawn. */
   void fail(Throwable error) {
+    leaveJoint();
     if (phase == Phase.HELD || phase == Phase.WITHDRAWING || phase == Phase.SETTLED) {
       return;
     }

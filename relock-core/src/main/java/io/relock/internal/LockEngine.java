@@ -292,6 +292,55 @@ public final class LockEngine {
    * @param lease null for the default lease, renewed by the watchdog
    */
   Pending acquire(LockKind kind, String name, long threadId, Duration wait, Duration lease) {
+    return acquire(kind, name, threadId, wait, lease, null);
+  }
+
+  /**
+   * Starts one zero-wait acquisition of each exclusive lock {@code names}, whose first attempts go
+   * to Redis as one call (see {@link JointAttempt}): all of them are taken, or none (unless one of
+   * them re-enters a lock its thread holds, or fails first: then they try one by one). Only for
+   * locks that {@link #takesJointly} allows.
+   *
+   * @throws RelockException if the client is closed (no acquisition is then left under way)
+   */
+  List<Pending> acquireJointly(List<String> names, long threadId, Duration lease) {
+    JointAttempt joint = new JointAttempt(this, names.size());
+    List<Pending> started = new ArrayList<>(names.size());
+    try {
+      for (String name : names) {
+        started.add(acquire(LockKind.EXCLUSIVE, name, threadId, Duration.ZERO, lease, joint));
+      }
+    } catch (RuntimeException e) {
+      joint.declineUnstarted(names.size() - started.size());
+      for (Pending p : started) {
+        p.withdraw(e).thenAccept(won -> {
+          if (won != null) {
+            abandonLease(won);
+          }
+        });
+      }
+      throw e;
+    }
+    return started;
+  }
+
+  /**
+   * Whether a multi-lock of {@code names} may take them in one call: they are on one server (any
+   * names, but on a Redis Cluster only names whose keys share a slot), and not on Redlock masters,
+   * where every lock is a quorum of its own.
+   */
+  boolean takesJointly(List<String> names) {
+    if (driver instanceof RedlockDriver || names.size() < 2) {
+      return false;
+    }
+    if (!driver.isClustered()) {
+      return true;
+    }
+    int slot = Slots.slotOf(keys(names.get(0)).lock());
+    return names.stream().allMatch(n -> Slots.slotOf(keys(n).lock()) == slot);
+  }
+
+  private Pending acquire(LockKind kind, String name, long threadId, Duration wait, Duration lease, JointAttempt joint) {
     if (closed) {
       throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
     }
@@ -317,7 +366,7 @@ public final class LockEngine {
     // never be mistaken for a later acquisition's.
     long n = owners.incrementAndGet();
     String owner = threadId >= 0 ? clientId + ":t" + threadId + "." + n : clientId + ":l" + n;
-    Acquisition a = new Acquisition(this, state, owner, threadId, companion, wait, leaseMillis, renewed);
+    Acquisition a = new Acquisition(this, state, owner, threadId, companion, wait, leaseMillis, renewed, joint);
     acquiring.incrementAndGet();
     a.result.whenComplete((h, e) -> acquiring.decrementAndGet());
     state.post(() -> state.start(a));
@@ -386,6 +435,50 @@ public final class LockEngine {
           reply.add(r.acknowledged());
           return reply;
         });
+  }
+
+  /**
+   * Runs {@code multilock_acquire.lua} for the first attempts of {@code members} (see {@link
+   * JointAttempt}), followed by {@code WAIT} when replica acknowledgements are on. Completes with
+   * each member's part of the reply, shaped as {@link #runAcquire} shapes a reply to {@code try}.
+   */
+  CompletableFuture<List<List<Object>>> runJointly(List<Acquisition> members) {
+    List<String> keys = new ArrayList<>(members.size());
+    List<String> args = new ArrayList<>(members.size() + 2);
+    args.add(Long.toString(members.get(0).leaseMillis));
+    args.add(fenceRetention);
+    for (Acquisition a : members) {
+      keys.add(a.state.keys.lock());
+      args.add(a.owner);
+    }
+    String what = String.join(",", members.stream().map(a -> a.state.keys.name()).toList());
+    CompletableFuture<List<Object>> call;
+    if (settings.replicaAcks() == 0) {
+      call = scripts.run(Scripts.MULTILOCK_ACQUIRE, keys, args, what);
+    } else {
+      call = scripts.runReplicated(Scripts.MULTILOCK_ACQUIRE, keys, args, what, settings.replicaAcks(),
+          settings.replicaAckTimeout()).thenApply(r -> {
+            List<Object> reply = new ArrayList<>(r.reply());
+            reply.add(r.acknowledged());
+            return reply;
+          });
+    }
+    return call.thenApply(reply -> {
+      if (reply.size() < 3 * members.size()) {
+        throw new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from multilock_acquire.lua for"
+            + " locks '" + what + "'", null);
+      }
+      List<List<Object>> parts = new ArrayList<>(members.size());
+      for (int i = 0; i < members.size(); i++) {
+        List<Object> part = new ArrayList<>(reply.subList(3 * i, 3 * i + 3));
+        if (settings.replicaAcks() > 0) {
+          part.add(0L);
+          part.add(reply.get(reply.size() - 1));
+        }
+        parts.add(part);
+      }
+      return parts;
+    });
   }
 
   /**

@@ -14,23 +14,37 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * Several exclusive locks taken as one: all of them or none. The locks are always taken in one
- * order, that of their Redis keys, whatever order the caller named them in, so two multi-locks
- * that share locks can never each hold one the other waits for: {A, B} and {B, A} both take A
- * first. A caller that holds some of the locks waits for the next only as long as that lock's
- * holder keeps it (its lease); when its own wait runs out, or it is interrupted or cancelled, it
- * releases every lock it took, and nothing of it is left in Redis. Each lock is an ordinary
- * exclusive lock: waiting, hand-over, renewal, loss reporting and fencing are the engine's.
+ * Several exclusive locks taken as one: all of them or none. Each lock is an ordinary exclusive
+ * lock: waiting, hand-over, renewal, loss reporting and fencing are the engine's.
+ *
+ * <p>Two protocols. <b>In one call</b>, where the locks' keys live on one server (any names on one
+ * Redis or a Sentinel-managed primary; on a Redis Cluster, names whose keys share a slot): the
+ * first attempt takes every lock or none in one script ({@code multilock_acquire.lua}, see {@link
+ * JointAttempt}); it succeeds when every lock is free and nobody waits for any of them. <b>One by
+ * one</b>, otherwise (keys across slots or Redlock masters, or the joint attempt found a lock
+ * busy): the locks are taken in one order, that of their Redis keys, whatever order the caller
+ * named them in, so two multi-locks that share locks can never each hold one the other waits for:
+ * {A, B} and {B, A} both take A first. A caller that holds some of the locks waits for the next
+ * only as long as that lock's holder keeps it (its lease); when its own wait runs out, or it is
+ * interrupted or cancelled, it releases every lock it took, and nothing of it is left in Redis.
  */
 public final class RedisMultiLock implements DistributedLock {
+  private final LockEngine engine;
   private final List<RedisLock> locks;
+  /** The names in the order the locks are taken: that of their keys. */
+  private final List<String> ordered;
   private final String name;
+  /** Whether the first attempt takes every lock in one call (see {@link LockEngine#takesJointly}). */
+  private final boolean jointly;
 
   public RedisMultiLock(LockEngine engine, List<String> names) {
-    List<String> ordered = new ArrayList<>(names);
-    ordered.sort(Comparator.comparing(n -> engine.keys(n).lock()));
+    this.engine = engine;
+    List<String> byKey = new ArrayList<>(names);
+    byKey.sort(Comparator.comparing(n -> engine.keys(n).lock()));
+    this.ordered = List.copyOf(byKey);
     this.locks = ordered.stream().map(n -> new RedisLock(engine, n)).toList();
     this.name = String.join(",", names);
+    this.jointly = engine.takesJointly(ordered);
   }
 
   /** The names, as given, separated by commas. */
@@ -51,6 +65,16 @@ public final class RedisMultiLock implements DistributedLock {
       Checks.lease("lease", lease);
     }
     long deadline = System.nanoTime() + saturated(wait);
+    if (jointly) {
+      Joint joint = LockEngine.await(takeJointly(-1, lease));
+      if (joint.tookAll()) {
+        return new MultiLease(name, joint.held());
+      }
+      releaseQuietly(joint.held());
+      if (wait.isZero()) {
+        joint.throwIfFailed();
+      }
+    }
     List<LockLease> taken = new ArrayList<>(locks.size());
     try {
       for (RedisLock lock : locks) {
@@ -75,8 +99,97 @@ public final class RedisMultiLock implements DistributedLock {
     Checks.waitTime(wait);
     long deadline = System.nanoTime() + saturated(wait);
     CompletableFuture<LockLease> result = new CompletableFuture<>();
-    takeFrom(0, new ArrayList<>(), deadline, wait, result);
+    if (!jointly) {
+      takeFrom(0, new ArrayList<>(), deadline, wait, result);
+      return result;
+    }
+    takeJointly(-1, null).whenComplete((joint, error) -> {
+      if (error != null) {
+        result.completeExceptionally(LockEngine.unchecked(error));
+      } else if (joint.tookAll()) {
+        if (!result.complete(new MultiLease(name, joint.held()))) {
+          releaseLater(joint.held()); // cancelled meanwhile
+        }
+      } else {
+        releaseLater(joint.held());
+        if (joint.error() != null && wait.isZero()) {
+          result.completeExceptionally(joint.error());
+        } else if (!result.isDone()) {
+          takeFrom(0, new ArrayList<>(), deadline, wait, result);
+        }
+      }
+    });
     return result;
+  }
+
+  /** What a joint attempt got: every lock, or some (given back by the caller) and why not all. */
+  private record Joint(List<LockLease> held, boolean busy, RuntimeException error) {
+    boolean tookAll() {
+      return !busy && error == null;
+    }
+
+    void throwIfFailed() {
+      if (error != null) {
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * The first attempt in one call (see {@link JointAttempt}); the future completes once every
+   * lock's acquisition has answered (each is one attempt, bounded by the command timeout).
+   */
+  private CompletableFuture<Joint> takeJointly(long threadId, Duration lease) {
+    List<LockEngine.Pending> started = engine.acquireJointly(ordered, threadId, lease);
+    CompletableFuture<?>[] answered = started.stream().map(p -> p.result().handle((h, e) -> null))
+        .toArray(CompletableFuture<?>[]::new);
+    return CompletableFuture.allOf(answered).thenApply(v -> {
+      List<LockLease> held = new ArrayList<>(started.size());
+      boolean busy = false;
+      RuntimeException error = null;
+      for (LockEngine.Pending p : started) {
+        try {
+          held.add(p.result().join());
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+          RuntimeException cause = LockEngine.unchecked(e);
+          if (cause instanceof LockTimeoutException) {
+            busy = true;
+          } else if (error == null) {
+            error = cause;
+          } else if (cause != error) {
+            error.addSuppressed(cause); // each lock's acquisition failed with the joint call's error
+          }
+        }
+      }
+      return new Joint(held, busy, error);
+    });
+  }
+
+  /**
+   * The thread-style joint attempt: whether it took every lock; else what it took is given back,
+   * and for a zero wait a failure other than finding a lock busy is thrown. A caller with time to
+   * wait goes on one by one, which rides out what Redis failures its wait allows.
+   */
+  private boolean lockJointly(boolean zeroWait) {
+    if (!jointly) {
+      return false;
+    }
+    long thread = RedisLock.threadId();
+    Joint joint = LockEngine.await(takeJointly(thread, null));
+    if (joint.tookAll()) {
+      return true;
+    }
+    for (LockLease h : joint.held()) {
+      try {
+        engine.unlock(LockKind.EXCLUSIVE, h.lockName(), thread);
+      } catch (RuntimeException e) {
+        // Giving up anyway: a hold that could not be released expires by its lease.
+      }
+    }
+    if (zeroWait) {
+      joint.throwIfFailed();
+    }
+    return false;
   }
 
   /**
@@ -123,6 +236,9 @@ public final class RedisMultiLock implements DistributedLock {
 
   @Override
   public void lock() {
+    if (lockJointly(false)) {
+      return;
+    }
     int held = 0;
     try {
       for (RedisLock lock : locks) {
@@ -137,6 +253,12 @@ public final class RedisMultiLock implements DistributedLock {
 
   @Override
   public void lockInterruptibly() throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    if (lockJointly(false)) {
+      return;
+    }
     int held = 0;
     try {
       for (RedisLock lock : locks) {
@@ -151,6 +273,9 @@ public final class RedisMultiLock implements DistributedLock {
 
   @Override
   public boolean tryLock() {
+    if (lockJointly(true)) {
+      return true;
+    }
     int held = 0;
     try {
       for (RedisLock lock : locks) {
@@ -170,6 +295,12 @@ public final class RedisMultiLock implements DistributedLock {
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     long deadline = System.nanoTime() + Math.max(0, unit.toNanos(time));
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    if (lockJointly(time <= 0)) {
+      return true;
+    }
     int held = 0;
     try {
       for (RedisLock lock : locks) {

@@ -19,6 +19,7 @@ public final class Scripts {
   public static final LuaScript READWRITE_ACQUIRE = LuaScript.load("readwrite_acquire.lua");
   public static final LuaScript READWRITE_RELEASE = LuaScript.load("readwrite_release.lua");
   public static final LuaScript READWRITE_STATE = LuaScript.load("readwrite_state.lua");
+  public static final LuaScript MULTILOCK_ACQUIRE = LuaScript.load("multilock_acquire.lua");
 
   public static final LuaScript REDLOCK_ACQUIRE = LuaScript.load("redlock_acquire.lua");
   public static final LuaScript REDLOCK_FENCE = LuaScript.load("redlock_fence.lua");
@@ -28,7 +29,7 @@ public final class Scripts {
 
   public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT, SERVER_INFO,
       SEMAPHORE_ACQUIRE, SEMAPHORE_RELEASE, SEMAPHORE_PERMITS, READWRITE_ACQUIRE, READWRITE_RELEASE, READWRITE_STATE,
-      LOCK_INFO, LIST_LOCKS, REDLOCK_ACQUIRE, REDLOCK_FENCE, REDLOCK_RELEASE, REDLOCK_NODE, REDLOCK_INSPECT);
+      MULTILOCK_ACQUIRE, LOCK_INFO, LIST_LOCKS, REDLOCK_ACQUIRE, REDLOCK_FENCE, REDLOCK_RELEASE, REDLOCK_NODE, REDLOCK_INSPECT);
 
   private Scripts() {}
 }

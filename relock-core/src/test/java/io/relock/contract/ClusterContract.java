@@ -140,6 +140,41 @@ public abstract class ClusterContract {
     assertThat(renewCalls).as("script calls: 40 acquisitions, 40 releases and per-slot renewals").isGreaterThan(80);
   }
 
+  /** A name other than {@code name} whose lock key falls in the same slot. */
+  private static String sameSlotAs(String name) {
+    int slot = Slots.slotOf(lockKey(name));
+    for (int i = 0; ; i++) {
+      String other = name + "-" + i;
+      if (Slots.slotOf(lockKey(other)) == slot) {
+        return other;
+      }
+    }
+  }
+
+  @Test
+  void aMultiLock_takesNamesThatShareASlotInOneCall_andOtherNamesOneByOne() {
+    Relock relock = client(b -> b);
+    List<String> calls = MultiLockContract.scriptCallsOf(relock);
+    String first = "pair";
+    String second = sameSlotAs(first);
+    try (LockLease both = relock.multiLock(first, second).acquire(PATIENCE)) {
+      await("the call is heard", () -> !calls.isEmpty());
+      assertThat(calls).containsExactly("multilock_acquire.lua");
+      assertThat(both.fencingTokens()).containsOnlyKeys(first, second);
+      assertThat(client(b -> b).lock(second).isLocked()).isTrue();
+    }
+    await("the releases are heard", () -> calls.size() == 3);
+
+    calls.clear();
+    String elsewhere = "apart";
+    assertThat(Slots.slotOf(lockKey(elsewhere))).isNotEqualTo(Slots.slotOf(lockKey(first)));
+    try (LockLease both = relock.multiLock(first, elsewhere).acquire(PATIENCE)) {
+      await("the calls are heard", () -> calls.size() == 2);
+      assertThat(calls).containsExactly("acquire.lua", "acquire.lua");
+      assertThat(both.fencingTokens()).containsOnlyKeys(first, elsewhere);
+    }
+  }
+
   /** Redis 7 has sharded pub/sub; the test kit's embedded fallback server is 6.2. */
   private boolean shardedPubSub() {
     String info = String.valueOf(cluster.primaries().get(0).execute("INFO", "server"));

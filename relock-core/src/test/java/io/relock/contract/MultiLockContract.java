@@ -38,6 +38,100 @@ public abstract class MultiLockContract extends RelockContract {
     assertThat(relock.lock("b").isLocked()).isFalse();
   }
 
+  /** The script calls {@code relock} makes from now on, by name, read through its listener. */
+  static List<String> scriptCallsOf(Relock relock) {
+    List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+    relock.addListener(new io.relock.RelockListener() {
+      @Override
+      public void redisCall(String script, Duration took, Throwable error) {
+        if (!script.startsWith("renew")) {
+          calls.add(script);
+        }
+      }
+    });
+    return calls;
+  }
+
+  @Test
+  void freeLocksOnOneServer_areTakenInOneCall_eachAnOrdinaryHoldWithItsToken() {
+    Relock relock = client();
+    List<String> calls = scriptCallsOf(relock);
+    try (LockLease all = relock.multiLock("m3", "m1", "m2").acquire(Duration.ZERO)) {
+      await("the call is heard", () -> !calls.isEmpty()); // listeners hear on the client's event thread
+      assertThat(calls).containsExactly("multilock_acquire.lua");
+      for (String name : List.of("m1", "m2", "m3")) {
+        assertThat(stored(name).owner()).as(name).isNotNull();
+        assertThat(all.fencingTokens().get(name)).as(name).isEqualTo(stored(name).token());
+      }
+      assertThat(client().lock("m2").tryLock()).as("each lock is held").isFalse();
+    }
+    assertThat(List.of("m1", "m2", "m3")).allSatisfy(n -> assertThat(stored(n)).as(n).isNull());
+
+    await("the releases are heard", () -> calls.size() == 4);
+    calls.clear();
+    DistributedLock both = relock.multiLock("t1", "t2");
+    both.lock();
+    await("the call is heard", () -> !calls.isEmpty());
+    assertThat(calls).containsExactly("multilock_acquire.lua");
+    assertThat(relock.lock("t1").isHeldByCurrentThread()).isTrue();
+    assertThat(relock.lock("t2").isHeldByCurrentThread()).isTrue();
+    both.unlock();
+    assertThat(both.isLocked()).isFalse();
+  }
+
+  @Test
+  void aWaiterQueuedForAFreeLock_isServedBeforeTheMultiLock() throws Exception {
+    Relock holder = client();
+    // The waiter re-checks only after a minute: it learns of the lock only from a grant.
+    Relock waiter = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+    LockLease held = holder.lock("w1").acquire(Duration.ZERO);
+    java.util.concurrent.CompletableFuture<LockLease> waiting = waiter.lock("w1").acquireAsync(PATIENCE);
+    await("the waiter is queued in Redis", () -> redis("ZCARD", lockKey("w1") + ":q").equals(1L));
+    redis("DEL", lockKey("w1")); // the hold vanishes (as when it expires); the waiter is still queued
+
+    assertThat(client().multiLock("w1", "w2").tryAcquire(Duration.ZERO)).as("the waiter goes first").isEmpty();
+    try (LockLease granted = waiting.get(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+      assertThat(granted.isValid()).isTrue();
+      assertThat(stored("w2")).as("the other lock was given back").isNull();
+    }
+    assertThat(held.fencingToken()).isPositive();
+  }
+
+  @Test
+  void aThreadHoldingOneOfTheLocks_reentersIt_andTakesTheOthers() throws Exception {
+    Relock relock = client();
+    DistributedLock left = relock.lock("r-left");
+    DistributedLock both = relock.multiLock("r-left", "r-right");
+    // One thread does it all (lock-style holds are the thread's), bounded by the test's patience.
+    java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      thread.submit(() -> {
+        left.lock();
+        both.lock();
+        assertThat(left.getHoldCount()).isEqualTo(2);
+        assertThat(relock.lock("r-right").isHeldByCurrentThread()).isTrue();
+        both.unlock();
+        assertThat(left.getHoldCount()).isEqualTo(1);
+        assertThat(stored("r-right")).isNull();
+        left.unlock();
+        assertThat(stored("r-left")).isNull();
+        return null;
+      }).get(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  @Test
+  void aClosedClient_refusesAMultiLock_andLeavesNothingBehind() {
+    Relock relock = client();
+    relock.close();
+    assertThatThrownBy(() -> relock.multiLock("c1", "c2").tryLock()).isInstanceOf(io.relock.RelockException.class)
+        .hasMessageContaining("closed");
+    assertThat(stored("c1")).isNull();
+    assertThat(stored("c2")).isNull();
+  }
+
   @Test
   void twoClientsTakingTheSameLocksInOppositeOrders_neverDeadlock_andTokensRise() throws Exception {
     Relock one = client();

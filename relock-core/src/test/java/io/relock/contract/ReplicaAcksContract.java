@@ -92,6 +92,34 @@ public abstract class ReplicaAcksContract extends RelockContract {
   }
 
   @Test
+  void multiLockTakenInOneCall_returnsOnlyAfterTheReplicaAcknowledgedEveryLock() {
+    Relock relock = acked();
+    relock.multiLock("warm-a", "warm-b").acquire(PATIENCE).close(); // Redis loads the script (NOSCRIPT, retried)
+    redis("CONFIG", "RESETSTAT");
+    try (LockLease both = relock.multiLock("acked-a", "acked-b").acquire(PATIENCE)) {
+      assertThat(commandCalls("wait")).as("one WAIT, after the one call that took both").isEqualTo(1);
+      for (String name : java.util.List.of("acked-a", "acked-b")) {
+        assertThat(StoredLock.read(replica, lockKey(name)).token()).as(name).isEqualTo(both.fencingTokens().get(name));
+      }
+    }
+  }
+
+  @Test
+  void multiLockThatNoReplicaAcknowledges_failsAndLeavesEveryLockFree() {
+    Relock relock = acked();
+    replica.pause();
+    try {
+      assertThatThrownBy(() -> relock.multiLock("unacked-a", "unacked-b").tryAcquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class)
+          .hasMessageContaining("replicas acknowledged");
+      awaitNothingLeftOf("unacked-a");
+      awaitNothingLeftOf("unacked-b");
+    } finally {
+      replica.resume();
+    }
+  }
+
+  @Test
   void handedOverLock_countsOnlyOnceTheReplicaAcknowledgedIt() throws Exception {
     Relock holder = client();
     Relock waiter = acked();

@@ -107,12 +107,24 @@ final class StressWorker implements Runnable {
     }
   }
 
-  /** An exclusive lock seven times in ten; with the lock family, else a reader, a writer or a permit. */
+  /**
+   * An exclusive lock six times in ten, a multi-lock of two of the same names once; with the lock
+   * family, else a reader, a writer or a permit.
+   */
   private Target target(Relock client) {
-    int r = run.family() ? random.nextInt(10) : 0;
-    if (r < 7) {
+    int r = run.family() ? random.nextInt(10) : random.nextInt(7);
+    if (r < 6) {
       String name = run.name(random);
       return new Target(name, client.lock(name), null, CriticalSections.Role.ALONE);
+    }
+    if (r == 6) {
+      String first = run.name(random);
+      String second = run.name(random);
+      while (second.equals(first)) {
+        second = run.name(random);
+      }
+      DistributedLock both = client.multiLock(first, second);
+      return new Target(both.name(), both, null, CriticalSections.Role.ALONE);
     }
     if (r < 9) {
       String name = run.readWriteName(random);
@@ -122,6 +134,11 @@ final class StressWorker implements Runnable {
     }
     String name = run.semaphoreName(random);
     return new Target(name, null, client.semaphore(name, StressRun.PERMITS), CriticalSections.Role.PERMIT);
+  }
+
+  /** The locks a hold of {@code lock} is inside: its own name, or each of a multi-lock's. */
+  private static java.util.List<String> sectionsOf(DistributedLock lock) {
+    return java.util.List.of(lock.name().split(","));
   }
 
   private Op pickLeaseOp() {
@@ -245,7 +262,9 @@ final class StressWorker implements Runnable {
       run.log().violation(op + " returned success but isHeldByCurrentThread() = " + held + ", getHoldCount() = " + count);
     }
     Object holder = op + "/" + Thread.currentThread().getName() + "/" + System.nanoTime();
-    run.sections().enter(lock.name(), holder, client, 0, role);
+    for (String section : sectionsOf(lock)) {
+      run.sections().enter(section, holder, client, 0, role);
+    }
     int depth = 1;
     while (depth < 4 && random.nextInt(10) < 3) {
       if (nest(client, lock)) {
@@ -257,7 +276,9 @@ final class StressWorker implements Runnable {
       }
     }
     work();
-    run.sections().exit(lock.name(), holder);
+    for (String section : sectionsOf(lock)) {
+      run.sections().exit(section, holder);
+    }
     while (depth > 0) {
       try {
         lock.unlock();
@@ -309,9 +330,14 @@ final class StressWorker implements Runnable {
       run.log().violation(op + " returned a lease that is not valid");
     }
     Object holder = op + "/" + Thread.currentThread().getName() + "/" + lease + "@" + System.identityHashCode(lease);
-    run.sections().enter(lease.lockName(), holder, client, lease.fencingToken(), role);
+    java.util.Map<String, Long> tokens = lease.fencingTokens(); // a multi-lock's: one per lock
+    for (java.util.Map.Entry<String, Long> section : tokens.entrySet()) {
+      run.sections().enter(section.getKey(), holder, client, section.getValue(), role);
+    }
     work();
-    run.sections().exit(lease.lockName(), holder);
+    for (String section : tokens.keySet()) {
+      run.sections().exit(section, holder);
+    }
     try {
       if (random.nextInt(4) == 0) {
         closeOnAnotherThread(lease);
