@@ -758,9 +758,22 @@ public final class LockEngine {
 
   /** {@link HeldLease#close()}: releases a lease, once, from any thread. */
   void close(HeldLease h) {
+    finishClose(startClose(h), h.lockName());
+  }
+
+  /**
+   * Starts releasing a lease without waiting: several leases' releases then travel together (a
+   * multi-lock's), each finished with {@link #finishClose}.
+   */
+  CompletableFuture<Release.Outcome> startClose(HeldLease h) {
     CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
     h.state.post(() -> h.state.close(h, done));
-    finishRelease(done, h.lockName());
+    return done;
+  }
+
+  /** Waits for a release begun by {@link #startClose}; throws as {@link HeldLease#close()} does. */
+  void finishClose(CompletableFuture<Release.Outcome> done, String name) {
+    finishRelease(done, name);
   }
 
   /** {@code unlock()} by the calling thread. */

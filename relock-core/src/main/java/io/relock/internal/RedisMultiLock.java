@@ -487,9 +487,20 @@ public final class RedisMultiLock implements DistributedLock {
     public void close() {
       RuntimeException lost = null;
       RuntimeException other = null;
+      // Every release goes out before any is waited for: one round trip's wait, not one per lock.
+      List<Runnable> finishing = new ArrayList<>(leases.size());
       for (int i = leases.size() - 1; i >= 0; i--) {
+        LockLease lease = leases.get(i);
+        if (lease instanceof HeldLease held) {
+          CompletableFuture<Release.Outcome> done = held.engine.startClose(held);
+          finishing.add(() -> held.engine.finishClose(done, held.lockName()));
+        } else {
+          finishing.add(lease::close);
+        }
+      }
+      for (Runnable finish : finishing) {
         try {
-          leases.get(i).close();
+          finish.run();
         } catch (LockLostException e) {
           if (lost == null) {
             lost = e;

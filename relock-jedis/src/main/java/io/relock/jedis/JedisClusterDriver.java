@@ -15,10 +15,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,7 +82,7 @@ public final class JedisClusterDriver implements RedisDriver {
   private final JedisClientConfig config;
   private final String where;
   private final String threadPrefix;
-  private final ThreadPoolExecutor workers;
+  private final CallWorkers workers;
   private final ScheduledThreadPoolExecutor topology;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean refreshQueued = new AtomicBoolean();
@@ -102,10 +100,7 @@ public final class JedisClusterDriver implements RedisDriver {
     this.config = config;
     this.where = where;
     this.threadPrefix = "relock-jedis-cluster-" + DRIVERS.incrementAndGet();
-    AtomicInteger n = new AtomicInteger();
-    this.workers = new ThreadPoolExecutor(connections, connections, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> daemon(r, threadPrefix + "-worker-" + n.incrementAndGet()));
-    this.workers.allowCoreThreadTimeOut(true);
+    this.workers = new CallWorkers(connections, threadPrefix, config.getSocketTimeoutMillis());
     this.topology = new ScheduledThreadPoolExecutor(1, r -> daemon(r, threadPrefix + "-topology"));
     this.topology.setRemoveOnCancelPolicy(true);
     int major;
@@ -436,7 +431,7 @@ public final class JedisClusterDriver implements RedisDriver {
       return future;
     }
     try {
-      workers.execute(new QueuedCall<>(work::call, future, config.getSocketTimeoutMillis()));
+      workers.execute(work::call, future);
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(new IllegalStateException("the Jedis cluster driver is closed", e));
     }
@@ -680,11 +675,8 @@ public final class JedisClusterDriver implements RedisDriver {
   private void shutdown() {
     closed.set(true);
     topology.shutdownNow();
-    for (Runnable queued : workers.shutdownNow()) {
-      if (queued instanceof QueuedCall<?> call) {
-        call.future.completeExceptionally(new IllegalStateException(
-            "the Jedis cluster driver was closed before the call ran"));
-      }
+    for (QueuedCall<?> call : workers.shutdownNow()) {
+      call.future.completeExceptionally(new IllegalStateException("the Jedis cluster driver was closed before the call ran"));
     }
     try {
       slots.close();

@@ -11,10 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -72,7 +69,7 @@ public final class JedisDriver implements RedisDriver {
   private final String where;
   private final String threadPrefix;
   private final ConnectionPool pool;
-  private final ThreadPoolExecutor workers;
+  private final CallWorkers workers;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Failovers seen: a connection borrowed before one is not given back to the pool. */
   private final AtomicLong failovers = new AtomicLong();
@@ -104,14 +101,7 @@ public final class JedisDriver implements RedisDriver {
       sentinels.onChange(this::primaryMoved);
     }
 
-    AtomicInteger n = new AtomicInteger();
-    this.workers = new ThreadPoolExecutor(connections, connections, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, threadPrefix + "-worker-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    this.workers.allowCoreThreadTimeOut(true);
+    this.workers = new CallWorkers(connections, threadPrefix, config.getSocketTimeoutMillis());
   }
 
   /**
@@ -340,7 +330,7 @@ public final class JedisDriver implements RedisDriver {
       return future;
     }
     try {
-      workers.execute(new QueuedCall<>(() -> exchange(exchange), future, config.getSocketTimeoutMillis()));
+      workers.execute(() -> exchange(exchange), future);
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(new IllegalStateException("the Jedis driver is closed", e));
     }
@@ -507,10 +497,8 @@ public final class JedisDriver implements RedisDriver {
     if (s != null) {
       s.close();
     }
-    for (Runnable queued : workers.shutdownNow()) {
-      if (queued instanceof QueuedCall<?> call) {
-        call.future.completeExceptionally(new IllegalStateException("the Jedis driver was closed before the call ran"));
-      }
+    for (QueuedCall<?> call : workers.shutdownNow()) {
+      call.future.completeExceptionally(new IllegalStateException("the Jedis driver was closed before the call ran"));
     }
     try {
       pool.close();

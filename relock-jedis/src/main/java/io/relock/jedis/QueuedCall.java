@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * and relock-core can send a withdrawal after it without the two racing on different connections
  * (which a timeout of its own, racing the worker, once allowed: a zero-wait attempt that timed out
  * on the client, withdrawn on a second connection before the first delivered it, took the lock for
- * nobody).
+ * nobody). {@link CallWorkers} enforces the deadline.
  */
 final class QueuedCall<T> implements Runnable {
   private static final int QUEUED = 0;
@@ -23,21 +23,28 @@ final class QueuedCall<T> implements Runnable {
 
   private final Supplier<T> work;
   final CompletableFuture<T> future;
+  private final long timeoutMillis;
+  private final long deadlineNanos;
   private final AtomicInteger state = new AtomicInteger(QUEUED);
 
   QueuedCall(Supplier<T> work, CompletableFuture<T> future, long timeoutMillis) {
     this.work = work;
     this.future = future;
-    CompletableFuture.delayedExecutor(timeoutMillis, TimeUnit.MILLISECONDS).execute(() -> {
-      if (state.compareAndSet(QUEUED, EXPIRED)) {
-        future.completeExceptionally(new CommandNotSentException(
-            "no connection free within the command timeout of " + timeoutMillis + " ms; not sent", null));
-      }
-    });
+    this.timeoutMillis = timeoutMillis;
+    this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+  }
+
+  /** Fails the call unsent if it is past its deadline and no worker has started it. */
+  void expireIfDue(long nowNanos) {
+    if (nowNanos - deadlineNanos >= 0 && state.compareAndSet(QUEUED, EXPIRED)) {
+      future.completeExceptionally(new CommandNotSentException(
+          "no connection free within the command timeout of " + timeoutMillis + " ms; not sent", null));
+    }
   }
 
   @Override
   public void run() {
+    expireIfDue(System.nanoTime());
     if (future.isDone() || !state.compareAndSet(QUEUED, STARTED)) {
       return; // expired while queued, or failed by close(): never sent
     }
