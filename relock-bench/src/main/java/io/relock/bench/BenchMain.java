@@ -42,6 +42,12 @@ public final class BenchMain implements Callable<Integer> {
       + " each checked for a writer beside anyone or more holders than permits. About a minute (--short: less).")
   boolean family;
 
+  @Option(names = "--client", description = "Instead of the Redis locks' run: what relock's client costs in one process,"
+      + " on Lettuce and on Jedis, nothing contended: a multi-lock of two locks in one call beside the same locks one"
+      + " by one, one lock on one thread, 8 threads on a lock each (time, client CPU and operations per second)."
+      + " About three minutes (--short: under one).")
+  boolean client;
+
   @Option(names = "--family-rows", split = ",", paramLabel = "ROW",
       description = "The lock family rows to run (implies --family; default: rw-read-heavy,rw-write-heavy,semaphore-5):"
           + " rw-read-heavy, rw-write-heavy, rw-<N> (N% reads), semaphore-<N> (N permits).")
@@ -98,11 +104,22 @@ public final class BenchMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     quietLogging();
+    pinDriver();
     System.setProperty("java.awt.headless", "true");
     BenchMain bench = new BenchMain();
     bench.commandLine.addAll(Arrays.asList(args));
     int code = new CommandLine(bench).execute(args);
     System.exit(code);
+  }
+
+  /**
+   * relock clients that find their driver on the class path use Lettuce (Jedis is there too, for
+   * {@link ClientCost}, which names its drivers); a {@code -Drelock.driver} given still wins.
+   */
+  static void pinDriver() {
+    if (System.getProperty("relock.driver") == null) {
+      System.setProperty("relock.driver", "lettuce");
+    }
   }
 
   /** Libraries log at warn and above only, to standard error; must run before any logger exists. */
@@ -158,6 +175,17 @@ public final class BenchMain implements Callable<Integer> {
       }
     }
     String redisUrl = System.getenv("REDIS_URL");
+    if (client) {
+      if (familyRun || compare) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "--client is a run of its own: not with"
+            + " --family or --compare");
+      }
+      try (BenchRedis redis = BenchRedis.open(redisUrl)) {
+        log.println("relock bench --client: " + Machine.describe(redis).oneLine());
+        new ClientCost(shortRun).run(redis.target().uri(), log);
+      }
+      return 0;
+    }
     if (familyRun) {
       return runFamily(explicit, settings, redisUrl, log);
     }

@@ -54,6 +54,7 @@ public final class BenchWorker {
       System.exit(2);
     }
     BenchMain.quietLogging();
+    BenchMain.pinDriver();
     // Libraries print to stdout at times; keep stdout for replies only.
     PrintStream replies = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
         StandardCharsets.UTF_8);
