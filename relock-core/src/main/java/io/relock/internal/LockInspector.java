@@ -142,6 +142,10 @@ public final class LockInspector {
   /** The lock name stored at {@code lockKey}, undoing {@link LockKeys#encode}. */
   static String nameOf(String prefix, String lockKey) {
     String encoded = lockKey.substring(prefix.length() + 1, lockKey.length() - 1);
+    int tagEnd = encoded.indexOf("}{"); // "<tag>}{<name>": a name with a hash tag of its own
+    if (tagEnd >= 0) {
+      encoded = encoded.substring(tagEnd + 2);
+    }
     StringBuilder name = new StringBuilder(encoded.length());
     for (int i = 0; i < encoded.length(); i++) {
       char c = encoded.charAt(i);

@@ -40,15 +40,16 @@ final class NameGlob {
   /**
    * The SCAN MATCH pattern over the keys of {@code prefix}'s locks that holds every name this glob
    * matches (and perhaps more): the prefix with its glob characters escaped, then, inside the
-   * hash tag's braces, the glob with literal characters encoded as in the key and each one-character
-   * wildcard widened to {@code *}.
+   * braces, {@code *} (which also covers the {@code <tag>}{} of a name with a hash tag of its own)
+   * and the glob with literal characters encoded as in the key and each one-character wildcard
+   * widened to {@code *}.
    */
   String keyPattern(String prefix) {
     StringBuilder out = new StringBuilder();
     for (char c : prefix.toCharArray()) {
       out.append(escaped(c));
     }
-    out.append('{');
+    out.append("{*");
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);
       if (c == '\\' && i + 1 < pattern.length()) {

@@ -166,6 +166,14 @@ public abstract class ClusterContract {
     await("the releases are heard", () -> calls.size() == 3);
 
     calls.clear();
+    try (LockLease both = relock.multiLock("{acct-7}:from", "{acct-7}:to").acquire(PATIENCE)) {
+      await("the call is heard", () -> !calls.isEmpty());
+      assertThat(calls).as("names with one hash tag of their own share a slot").containsExactly("multilock_acquire.lua");
+      assertThat(both.fencingTokens()).containsOnlyKeys("{acct-7}:from", "{acct-7}:to");
+    }
+    await("the releases are heard", () -> calls.size() == 3);
+
+    calls.clear();
     String elsewhere = "apart";
     assertThat(Slots.slotOf(lockKey(elsewhere))).isNotEqualTo(Slots.slotOf(lockKey(first)));
     try (LockLease both = relock.multiLock(first, elsewhere).acquire(PATIENCE)) {

@@ -192,6 +192,22 @@ public abstract class InspectionContract extends RelockContract {
   }
 
   @Test
+  void namesWithAHashTagOfTheirOwn_areListedAndInspectedByName() {
+    Relock holder = client();
+    LockLease from = holder.lock("{acct-1}:from").acquire(Duration.ZERO);
+    LockLease to = holder.lock("transfer:{acct-1}").acquire(Duration.ZERO);
+    Relock observer = client();
+    assertThat(redis("EXISTS", "relock:{acct-1}{%7Bacct-1%7D:from}")).as("placed by its tag").isEqualTo(1L);
+    assertThat(observer.list("*")).extracting(LockInfo::name).containsExactly("transfer:{acct-1}", "{acct-1}:from");
+    assertThat(observer.list("{acct-1}*")).extracting(LockInfo::name).containsExactly("{acct-1}:from");
+    assertThat(observer.list("transfer:*")).extracting(LockInfo::name).containsExactly("transfer:{acct-1}");
+    assertThat(observer.inspect("{acct-1}:from").holder().orElseThrow().fencingToken()).isEqualTo(from.fencingToken());
+    from.close();
+    to.close();
+    assertThat(observer.list("*")).isEmpty();
+  }
+
+  @Test
   void badNamesAndPatterns_areRejectedNamingTheValue_beforeAnyRedisCall() {
     Relock relock = client();
     redis("CONFIG", "RESETSTAT");

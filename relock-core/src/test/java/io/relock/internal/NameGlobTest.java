@@ -24,10 +24,10 @@ class NameGlobTest {
 
   @Test
   void keyPattern_encodesBracesAndPercent_widensOneCharacterWildcards_andEscapesThePrefix() {
-    assertThat(new NameGlob("jobs:*").keyPattern("relock:")).isEqualTo("relock:{jobs:*}");
-    assertThat(new NameGlob("a{b}?").keyPattern("relock:")).isEqualTo("relock:{a%7Bb%7D*}");
-    assertThat(new NameGlob("50%[0-9]").keyPattern("p*")).isEqualTo("p\\*{50%25*}");
-    assertThat(new NameGlob("a\\{\\*").keyPattern("")).isEqualTo("{a%7B\\*}");
+    assertThat(new NameGlob("jobs:*").keyPattern("relock:")).isEqualTo("relock:{*jobs:*}");
+    assertThat(new NameGlob("a{b}?").keyPattern("relock:")).isEqualTo("relock:{*a%7Bb%7D*}");
+    assertThat(new NameGlob("50%[0-9]").keyPattern("p*")).isEqualTo("p\\*{*50%25*}");
+    assertThat(new NameGlob("a\\{\\*").keyPattern("")).isEqualTo("{*a%7B\\*}");
   }
 
   @Test
