@@ -15,12 +15,11 @@ import org.junit.jupiter.api.Test;
 class CallWorkersTest {
   private static final long PATIENCE_SECONDS = 20;
 
-  @Test
-  void aCallNoWorkerStartsWithinTheTimeout_failsUnsent_andNeverRuns() throws Exception {
-    CallWorkers workers = new CallWorkers(1, "test", 200);
-    CountDownLatch release = new CountDownLatch(1);
+  /** A call that keeps a worker busy until {@code release}, counting {@code started} down when it begins. */
+  private static CompletableFuture<String> occupy(CallWorkers workers, CountDownLatch started, CountDownLatch release) {
     CompletableFuture<String> busy = new CompletableFuture<>();
     workers.execute(() -> {
+      started.countDown();
       try {
         release.await();
       } catch (InterruptedException e) {
@@ -28,6 +27,14 @@ class CallWorkersTest {
       }
       return "busy";
     }, busy);
+    return busy;
+  }
+
+  @Test
+  void aCallNoWorkerStartsWithinTheTimeout_failsUnsent_andNeverRuns() throws Exception {
+    CallWorkers workers = new CallWorkers(1, "test", 200);
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<String> busy = occupy(workers, new CountDownLatch(1), release);
     AtomicBoolean ran = new AtomicBoolean();
     CompletableFuture<String> queued = new CompletableFuture<>();
     workers.execute(() -> {
@@ -56,16 +63,7 @@ class CallWorkersTest {
     CallWorkers workers = new CallWorkers(1, "test", 60_000);
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<String> busy = new CompletableFuture<>();
-    workers.execute(() -> {
-      started.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return "busy";
-    }, busy);
+    occupy(workers, started, release);
     assertThat(started.await(PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<String> queued = new CompletableFuture<>();
     workers.execute(() -> "queued", queued);
