@@ -49,6 +49,9 @@ final class ClientCost {
   /** One figure per window: time and client CPU per operation, in microseconds. */
   private record PerOp(Spread wallMicros, Spread cpuMicros) {}
 
+  /** The threads' run: operations per second, and time and CPU per operation. */
+  private record Parallel(Spread opsPerSecond, PerOp perOp) {}
+
   void run(String uri, PrintStream log) throws InterruptedException {
     Table table = new Table("client cost per operation, nothing contended (median of " + windows
         + " windows after one of warm-up; range in brackets)", List.of("driver", "what", "us per op", "client CPU us per op",
@@ -69,14 +72,14 @@ final class ClientCost {
           }
         });
         PerOp single = perOp(() -> relock.lock(FIRST).acquire(Duration.ZERO).close());
-        PerOp[] threads = threads(relock);
+        Parallel threads = threads(relock);
         add(table, driver, "multi-lock of 2, one call", joint, null);
         add(table, driver, "the same 2 locks one by one", oneByOne, null);
         add(table, driver, "1 lock, 1 thread", single, null);
-        add(table, driver, THREADS + " threads, a lock each", threads[1], threads[0].wallMicros());
+        add(table, driver, THREADS + " threads, a lock each", threads.perOp(), threads.opsPerSecond());
         summary.add(String.format(Locale.ROOT, "%s_multi_vs_one_by_one=%.2f %s_threads_ops_s=%.0f %s_threads_cpu_us=%.0f",
             driver, oneByOne.wallMicros().median() / joint.wallMicros().median(), driver,
-            threads[0].wallMicros().median(), driver, threads[1].cpuMicros().median()));
+            threads.opsPerSecond().median(), driver, threads.perOp().cpuMicros().median()));
       }
     }
     log.println(table.toText());
@@ -114,11 +117,8 @@ final class ClientCost {
     return new PerOp(Spread.of(wall), Spread.of(cpu));
   }
 
-  /**
-   * {@link #THREADS} threads, each taking and releasing a lock of its own for a window: the first
-   * element's wall figure is operations per second; the second's are time and CPU per operation.
-   */
-  private PerOp[] threads(Relock relock) throws InterruptedException {
+  /** {@link #THREADS} threads, each taking and releasing a lock of its own for a window. */
+  private Parallel threads(Relock relock) throws InterruptedException {
     double[] rate = new double[windows];
     double[] wall = new double[windows];
     double[] cpu = new double[windows];
@@ -149,6 +149,6 @@ final class ClientCost {
         cpu[w] = (os.getProcessCpuTime() - cpuBefore) / 1000.0 / ops.sum();
       }
     }
-    return new PerOp[] {new PerOp(Spread.of(rate), Spread.NONE), new PerOp(Spread.of(wall), Spread.of(cpu))};
+    return new Parallel(Spread.of(rate), new PerOp(Spread.of(wall), Spread.of(cpu)));
   }
 }

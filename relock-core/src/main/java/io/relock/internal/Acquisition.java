@@ -206,7 +206,7 @@ final class Acquisition {
   private void leaveJoint() {
     if (joint != null && !jointDone) {
       jointDone = true;
-      joint.decline(this);
+      joint.decline(1);
     }
   }
 

@@ -44,20 +44,11 @@ final class JointAttempt {
     return reply;
   }
 
-  /** {@code a} will not join; if it was the last awaited, those that joined are sent one by one. */
-  void decline(Acquisition a) {
-    boolean last;
-    synchronized (this) {
-      declined++;
-      last = joined.size() + declined == size;
-    }
-    if (last) {
-      send();
-    }
-  }
-
-  /** Declines for {@code count} acquisitions that were never started (the engine refused one). */
-  void declineUnstarted(int count) {
+  /**
+   * {@code count} acquisitions will not join (one that declined, or ones the engine never
+   * started); if they were the last awaited, those that joined are sent one by one.
+   */
+  void decline(int count) {
     boolean last;
     synchronized (this) {
       declined += count;

@@ -311,7 +311,7 @@ public final class LockEngine {
         started.add(acquire(LockKind.EXCLUSIVE, name, threadId, Duration.ZERO, lease, joint));
       }
     } catch (RuntimeException e) {
-      joint.declineUnstarted(names.size() - started.size());
+      joint.decline(names.size() - started.size());
       for (Pending p : started) {
         p.withdraw(e).thenAccept(won -> {
           if (won != null) {
@@ -472,7 +472,9 @@ public final class LockEngine {
       for (int i = 0; i < members.size(); i++) {
         List<Object> part = new ArrayList<>(reply.subList(3 * i, 3 * i + 3));
         if (settings.replicaAcks() > 0) {
-          part.add(0L);
+          while (part.size() < ACKS_INDEX) {
+            part.add(0L);
+          }
           part.add(reply.get(reply.size() - 1));
         }
         parts.add(part);
@@ -758,12 +760,12 @@ public final class LockEngine {
 
   /** {@link HeldLease#close()}: releases a lease, once, from any thread. */
   void close(HeldLease h) {
-    finishClose(startClose(h), h.lockName());
+    finishRelease(startClose(h), h.lockName());
   }
 
   /**
    * Starts releasing a lease without waiting: several leases' releases then travel together (a
-   * multi-lock's), each finished with {@link #finishClose}.
+   * multi-lock's), each finished with {@link #finishRelease}.
    */
   CompletableFuture<Release.Outcome> startClose(HeldLease h) {
     CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
@@ -771,10 +773,6 @@ public final class LockEngine {
     return done;
   }
 
-  /** Waits for a release begun by {@link #startClose}; throws as {@link HeldLease#close()} does. */
-  void finishClose(CompletableFuture<Release.Outcome> done, String name) {
-    finishRelease(done, name);
-  }
 
   /** {@code unlock()} by the calling thread. */
   void unlock(LockKind kind, String name, long threadId) {
@@ -791,7 +789,7 @@ public final class LockEngine {
   }
 
   /** Waits for a release and throws what its caller must hear: a loss, or Redis failing. */
-  private void finishRelease(CompletableFuture<Release.Outcome> done, String name) {
+  void finishRelease(CompletableFuture<Release.Outcome> done, String name) {
     Release.Outcome outcome;
     try {
       outcome = awaitUninterruptibly(done, settings.commandTimeout().multipliedBy(2).plusSeconds(1));

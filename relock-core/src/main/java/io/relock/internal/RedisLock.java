@@ -47,7 +47,6 @@ public final class RedisLock implements DistributedLock {
     return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, lease), name);
   }
 
-
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
     Checks.waitTime(wait);

@@ -93,7 +93,6 @@ public final class RedisMultiLock implements DistributedLock {
     }
   }
 
-
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
     Checks.waitTime(wait);
@@ -493,7 +492,7 @@ public final class RedisMultiLock implements DistributedLock {
         LockLease lease = leases.get(i);
         if (lease instanceof HeldLease held) {
           CompletableFuture<Release.Outcome> done = held.engine.startClose(held);
-          finishing.add(() -> held.engine.finishClose(done, held.lockName()));
+          finishing.add(() -> held.engine.finishRelease(done, held.lockName()));
         } else {
           finishing.add(lease::close);
         }

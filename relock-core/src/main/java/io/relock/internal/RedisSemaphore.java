@@ -43,7 +43,6 @@ public final class RedisSemaphore implements DistributedSemaphore {
     return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, lease), name);
   }
 
-
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
     Checks.waitTime(wait);
