@@ -8,6 +8,8 @@ import io.relock.internal.Checks;
  * >password}: for the default key prefix, {@value #RULE}. Rule by rule:
  *
  * <ul>
+ *   <li>{@code resetchannels}: no pub/sub channel but those named next. Redis 7 gives a new user
+ *       none; Redis 6.2 gives it every channel, and then refuses a channel pattern after that.
  *   <li>{@code ~prefix*} and {@code &prefix*}: relock's keys and pub/sub channels all start with
  *       the key prefix; nothing else is readable or writable.
  *   <li>{@code +evalsha +script|load}: every operation is one of relock's Lua scripts, called by
@@ -33,7 +35,7 @@ import io.relock.internal.Checks;
 public final class RedisAcl {
 
   /** The rule for the default key prefix, {@code relock:}. */
-  public static final String RULE = "~relock:* &relock:* +@connection +@string +@hash +@sortedset +@set +@keyspace"
+  public static final String RULE = "resetchannels ~relock:* &relock:* +@connection +@string +@hash +@sortedset +@set +@keyspace"
       + " +@pubsub +evalsha +script|load +time -@dangerous +info +cluster|slots +cluster|nodes";
 
   private RedisAcl() {}
@@ -59,6 +61,6 @@ public final class RedisAcl {
       pattern.append(c);
     }
     pattern.append('*');
-    return "~" + pattern + " &" + pattern + RULE.substring(RULE.indexOf(" +"));
+    return "resetchannels ~" + pattern + " &" + pattern + RULE.substring(RULE.indexOf(" +"));
   }
 }

@@ -18,9 +18,9 @@ class RedisAclTest {
   @Test
   void rule_putsTheKeyPrefixInTheKeyAndChannelPatterns_escapingGlobCharacters() {
     assertThat(RedisAcl.rule("relock:")).isEqualTo(RedisAcl.RULE);
-    assertThat(RedisAcl.rule("app:locks:")).startsWith("~app:locks:* &app:locks:* +@connection ")
+    assertThat(RedisAcl.rule("app:locks:")).startsWith("resetchannels ~app:locks:* &app:locks:* +@connection ")
         .endsWith(RedisAcl.RULE.substring(RedisAcl.RULE.indexOf(" +@connection")));
-    assertThat(RedisAcl.rule("a*[b]")).startsWith("~a\\*\\[b\\]* &a\\*\\[b\\]* ");
+    assertThat(RedisAcl.rule("a*[b]")).startsWith("resetchannels ~a\\*\\[b\\]* &a\\*\\[b\\]* ");
   }
 
   @Test

@@ -70,34 +70,39 @@ final class ScriptRunner {
   private <T> CompletableFuture<T> run(LuaScript script, List<String> keys, String what,
       Function<String, CompletableFuture<T>> evalSha) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    if (listeners != null && listeners.any()) {
-      long began = System.nanoTime();
-      result.whenComplete((reply, error) -> {
-        Duration took = Duration.ofNanos(System.nanoTime() - began);
-        listeners.emit(l -> l.redisCall(script.toString(), took, error));
-      });
-    }
+    long began = System.nanoTime();
     call(script, evalSha).whenComplete((reply, error) -> {
       if (error == null) {
-        result.complete(reply);
+        finish(result, script, began, reply, null);
         return;
       }
       Throwable cause = unwrap(error);
       if (cause instanceof RedisReplyException r && r.isNoScript()) {
         driver.scriptLoad(script.source())
             .thenCompose(sha -> call(script, evalSha))
-            .whenComplete((again, error2) -> {
-              if (error2 == null) {
-                result.complete(again);
-              } else {
-                result.completeExceptionally(translate(unwrap(error2), script, keys, what));
-              }
-            });
+            .whenComplete((again, error2) -> finish(result, script, began, again,
+                error2 == null ? null : translate(unwrap(error2), script, keys, what)));
       } else {
-        result.completeExceptionally(translate(cause, script, keys, what));
+        finish(result, script, began, null, translate(cause, script, keys, what));
       }
     });
     return result;
+  }
+
+  /**
+   * Completes {@code result}, after telling the listeners of the call: they hear of it before the
+   * caller sees its reply, so a listener removed after a call returned has heard of it already.
+   */
+  private <T> void finish(CompletableFuture<T> result, LuaScript script, long began, T reply, RelockException error) {
+    if (listeners != null && listeners.any()) {
+      Duration took = Duration.ofNanos(System.nanoTime() - began);
+      listeners.emit(l -> l.redisCall(script.toString(), took, error));
+    }
+    if (error == null) {
+      result.complete(reply);
+    } else {
+      result.completeExceptionally(error);
+    }
   }
 
   private <T> CompletableFuture<T> call(LuaScript script, Function<String, CompletableFuture<T>> evalSha) {

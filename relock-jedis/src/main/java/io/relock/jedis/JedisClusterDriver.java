@@ -365,11 +365,11 @@ public final class JedisClusterDriver implements RedisDriver {
    */
   @Override
   public CompletableFuture<Void> subscribeSharded(String channel, Consumer<String> listener) {
-    if (!sharded) {
-      return RedisDriver.super.subscribeSharded(channel, listener);
-    }
     if (closed.get()) {
       return CompletableFuture.failedFuture(new IllegalStateException("the Jedis cluster driver is closed"));
+    }
+    if (!sharded) {
+      return RedisDriver.super.subscribeSharded(channel, listener);
     }
     return shardedSubscriptions.subscribe(channel, listener);
   }
@@ -533,7 +533,7 @@ public final class JedisClusterDriver implements RedisDriver {
       throw e;
     } catch (JedisDataException e) {
       reached(node);
-      String m = String.valueOf(e.getMessage());
+      String m = String.valueOf(RedisReplyException.unwrapScriptError(e.getMessage()));
       if (m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY")) {
         refreshSoon();
       }

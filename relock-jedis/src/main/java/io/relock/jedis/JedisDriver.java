@@ -379,7 +379,7 @@ public final class JedisDriver implements RedisDriver {
    * replica), or {@code WAIT} refused on a replica.
    */
   private static boolean isDemoted(JedisDataException e) {
-    String m = e.getMessage();
+    String m = RedisReplyException.unwrapScriptError(e.getMessage());
     return m != null && (m.startsWith("READONLY") || m.startsWith("ERR WAIT cannot be used with replica"));
   }
 

@@ -15,10 +15,14 @@ import java.util.Locale;
 /**
  * Finds the redis-server to run: {@value #ENV_VAR}, then the PATH, then the binary shipped in the
  * embedded-redis jar, extracted once into a cache directory shared by all JVMs on the machine.
+ * {@value #ENV_VAR}={@value #EMBEDDED} asks for that last one even where the PATH has one, as a
+ * machine without Redis would run.
  */
 final class RedisBinary {
 
     static final String ENV_VAR = "RELOCK_REDIS_SERVER";
+    /** The value of {@value #ENV_VAR} that chooses the embedded binary. */
+    static final String EMBEDDED = "embedded";
     static final Path DEFAULT_CACHE_DIR = ProcessJanitor.BASE_DIR.resolve("bin");
 
     private static Located chosen;
@@ -49,14 +53,15 @@ final class RedisBinary {
      * @param cacheDir where an embedded binary is extracted
      */
     static Located locate(String envValue, String pathValue, String osName, String osArch, Path cacheDir) {
-        if (envValue != null && !envValue.isBlank()) {
+        boolean embeddedOnly = EMBEDDED.equals(envValue);
+        if (envValue != null && !envValue.isBlank() && !embeddedOnly) {
             Path path = Path.of(envValue);
             if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
                 throw new IllegalStateException(ENV_VAR + "=" + envValue + " is not an executable file");
             }
             return new Located(path, "from " + ENV_VAR);
         }
-        Path onPath = searchPath(pathValue);
+        Path onPath = embeddedOnly ? null : searchPath(pathValue);
         if (onPath != null) {
             return new Located(onPath, "from PATH");
         }
@@ -66,7 +71,8 @@ final class RedisBinary {
                     + " the PATH, and the embedded-redis jar ships no binary for os.name=" + osName
                     + ", os.arch=" + osArch + ". Install redis-server or point " + ENV_VAR + " at one.");
         }
-        return new Located(extractEmbedded(resource, cacheDir), "embedded " + resource);
+        return new Located(extractEmbedded(resource, cacheDir),
+                "embedded " + resource + (embeddedOnly ? ", as " + ENV_VAR + "=" + EMBEDDED + " asks" : ""));
     }
 
     private static Path searchPath(String pathValue) {

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A real {@code redis-server} process listening on a free port of 127.0.0.1, for tests.
@@ -54,6 +56,7 @@ public final class RedisServer implements AutoCloseable {
     private static final int LOG_TAIL_LINES = 40;
 
     private static Boolean tlsSupported;
+    private static String binaryVersion;
 
     private final Settings settings;
     private final Path binary;
@@ -281,6 +284,34 @@ public final class RedisServer implements AutoCloseable {
      */
     public static Path binary() {
         return RedisBinary.get();
+    }
+
+    /**
+     * The version of {@link #binary()} as it prints it, such as {@code "6.2.11"}: found once, by
+     * running it with {@code --version}.
+     *
+     * @throws IllegalStateException if the binary does not print one
+     */
+    public static synchronized String binaryVersion() {
+        if (binaryVersion == null) {
+            String printed = ExternalCommand.runOrFail(null, List.of(binary().toString(), "--version"));
+            Matcher v = Pattern.compile("v=(\\d+\\.\\d+\\.\\d+)").matcher(printed);
+            if (!v.find()) {
+                throw new IllegalStateException(binary() + " --version printed no version: " + printed.strip());
+            }
+            binaryVersion = v.group(1);
+        }
+        return binaryVersion;
+    }
+
+    /**
+     * Whether {@link #binary()} is at least version {@code major.minor}: for a test of what only a
+     * newer server has to skip itself on an older one, saying so.
+     */
+    public static boolean binaryAtLeast(int major, int minor) {
+        String[] parts = binaryVersion().split("\\.");
+        int ma = Integer.parseInt(parts[0]);
+        return ma > major || (ma == major && Integer.parseInt(parts[1]) >= minor);
     }
 
     /**

@@ -81,6 +81,20 @@ class RedisBinaryTest {
     }
 
     @Test
+    void envVarEmbedded_choosesTheEmbeddedBinary_evenWithOneOnThePath() throws Exception {
+        String os = System.getProperty("os.name");
+        String arch = System.getProperty("os.arch");
+        assumeTrue(RedisBinary.embeddedResourceName(os, arch) != null, "embedded-redis has no binary for " + arch);
+        Path pathDir = temp.resolve("path");
+        fakeExecutable(pathDir, "redis-server");
+
+        RedisBinary.Located located = RedisBinary.locate("embedded", pathDir.toString(), os, arch, temp.resolve("cache"));
+
+        assertThat(located.path().getParent()).isEqualTo(temp.resolve("cache"));
+        assertThat(located.source()).startsWith("embedded ").contains("RELOCK_REDIS_SERVER=embedded");
+    }
+
+    @Test
     void extraction_byConcurrentCallers_yieldsOneCompleteBinary() throws Exception {
         String os = System.getProperty("os.name");
         String arch = System.getProperty("os.arch");

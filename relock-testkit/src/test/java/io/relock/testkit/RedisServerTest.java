@@ -32,6 +32,21 @@ class RedisServerTest {
     }
 
     @Test
+    void binaryVersion_isTheVersionTheServerReports() {
+        try (RedisServer server = RedisServer.start()) {
+            String version = RedisServer.binaryVersion();
+            assertThat((String) server.execute("INFO", "server")).contains("redis_version:" + version + "\r\n");
+            String[] parts = version.split("\\.");
+            int major = Integer.parseInt(parts[0]);
+            int minor = Integer.parseInt(parts[1]);
+            assertThat(RedisServer.binaryAtLeast(major, minor)).isTrue();
+            assertThat(RedisServer.binaryAtLeast(major, minor + 1)).isFalse();
+            assertThat(RedisServer.binaryAtLeast(major + 1, 0)).isFalse();
+            assertThat(RedisServer.binaryAtLeast(major - 1, 99)).isTrue();
+        }
+    }
+
+    @Test
     void start_withoutPersistence_configuresNoSnapshotsAndNoAppendOnlyFile() throws Exception {
         try (RedisServer server = RedisServer.start()) {
             assertThat(server.execute("CONFIG", "GET", "save")).isEqualTo(List.of("save", ""));
