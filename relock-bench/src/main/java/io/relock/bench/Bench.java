@@ -25,6 +25,8 @@ final class Bench {
   private static final Duration CALIBRATION = Duration.ofMillis(300);
   /** The stall window is one renewal tick and this much more, so it holds at least one whole tick. */
   private static final Duration STALL_MARGIN = Duration.ofMillis(500);
+  /** The fixed work run after each quiet window, to show how much the machine alone stretches a command. */
+  static final long FIXED_WORK_MICROS = 300;
   /** A window counts once no worker's JIT compiled for more than this share of it. */
   static final double JIT_SETTLED = 0.05;
   /** The uncontended thread count the targets compare. */
@@ -37,8 +39,6 @@ final class Bench {
   private final PrintStream log;
   /** The lock servers other than Redis ({@code --compare}); null when none runs. */
   private final LockServers servers;
-  /** Run once before the next window starts (the held runs still taking their locks), or null. */
-  private Runnable beforeFirstWindow;
   /** The implementation whose workers run now. */
   private Implementation currentImpl;
   /** Whether the next window is the first in fresh JVMs, which need longer to warm up. */
@@ -388,10 +388,6 @@ final class Bench {
    * every window edge.
    */
   private Run run(List<WorkerProcess> workers, List<String> keys, Workload workload, int count) {
-    if (beforeFirstWindow != null) {
-      beforeFirstWindow.run();
-      beforeFirstWindow = null;
-    }
     redis.flushAll();
     long start = System.currentTimeMillis() + 100;
     long from = start + settings.warmup().toMillis() + (firstWindow ? settings.jvmWarmup().toMillis() : 0);
@@ -508,115 +504,50 @@ final class Bench {
   }
 
   /**
-   * Scenario 4: many locks held under the watchdog, each implementation in a fresh worker, run
-   * while {@code alongside} (the load scenarios) runs. When the bench started its own Redis, each
-   * implementation holds its locks against a redis-server of its own (separate counters, separate
-   * {@code MONITOR}, untouched by the load scenarios' flushes): every implementation takes its
-   * locks, one at a time (the busy part), while the first load scenario's workers start, and that
-   * scenario's first window waits until all are taken; the counted windows then run while {@code
-   * alongside} does, since holding is a minute of near-idle waiting (a renewal tick every 10 s costs
-   * Redis a few tens of milliseconds); once both are over, the stall windows run, all at once and
-   * with no other load, and the clients close one at a time. Against {@code REDIS_URL} there is one
-   * Redis, which the load scenarios flush: {@code alongside} runs first and the implementations
-   * then take turns.
+   * Scenario 4: many locks held under the watchdog, after the load scenarios ({@code before}) and
+   * with nothing else running: each implementation in turn, in a fresh worker, against a fresh
+   * redis-server when the bench started its own (against {@code REDIS_URL}, the one Redis, flushed
+   * after each), first with the settings' {@code heldLocks}, then with {@code moreHeldLocks}. One at
+   * a time, so that no implementation's renewals run beside another's quiet window.
    */
-  List<HeldRow> heldLocks(Runnable alongside) {
+  List<HeldRow> heldLocks(Runnable before) {
     if (redis.topology() != BenchTarget.Topology.SINGLE) {
       throw new IllegalStateException("the held-locks scenario runs on one Redis only (--topology single)");
     }
+    before.run();
     List<Implementation> holding = implementations.stream().filter(Implementation::hasWatchdog).toList();
-    if (!redis.started()) {
-      alongside.run();
-      List<HeldRow> rows = new ArrayList<>();
-      for (Implementation impl : holding) {
-        heldOne(impl, redis, new Object(), HeldPhases.none()).ifPresent(rows::add);
+    List<HeldRow> rows = new ArrayList<>();
+    for (int locks : List.of(settings.heldLocks(), settings.moreHeldLocks())) {
+      for (Implementation impl : locks == 0 ? List.<Implementation>of() : holding) {
+        if (redis.started()) {
+          try (BenchRedis r = BenchRedis.open(null)) {
+            heldOne(impl, r, locks).ifPresent(rows::add);
+          }
+        } else {
+          heldOne(impl, redis, locks).ifPresent(rows::add);
+          redis.flushAll();
+        }
       }
-      redis.flushAll();
-      return rows;
     }
-    Object busy = new Object();
-    HeldPhases phases = new HeldPhases(holding.size());
-    List<CompletableFuture<Optional<HeldRow>>> runs = new ArrayList<>();
-    List<BenchRedis> own = new ArrayList<>();
-    try {
-      for (Implementation impl : holding) {
-        BenchRedis r = BenchRedis.open(null);
-        own.add(r);
-        runs.add(CompletableFuture.supplyAsync(() -> heldOne(impl, r, busy, phases)));
-      }
-      // The first load scenario's workers start meanwhile; its first window waits until every lock is taken.
-      beforeFirstWindow = phases::awaitTaken;
-      try {
-        alongside.run();
-      } finally {
-        beforeFirstWindow = null;
-        phases.awaitTaken();
-        phases.loadDone.countDown();
-      }
-      List<HeldRow> rows = new ArrayList<>();
-      runs.forEach(r -> r.join().ifPresent(rows::add));
-      return rows;
-    } finally {
-      own.forEach(BenchRedis::close);
-    }
+    return rows;
   }
 
   /**
-   * Where the held runs wait for each other and for the load scenarios: all locks taken before
-   * the load begins; stall windows only once the load is over; clients closed only once every
-   * stall window is over (closing frees 10,000 locks, which would stretch another server's
-   * commands on a small machine).
+   * One implementation holding {@code locks} locks against {@code r}: the counted window under
+   * {@code MONITOR}, then two renewal ticks and {@link #STALL_MARGIN} more without it for the
+   * renewal figures (see {@link BenchRedis#quietWindow}), then the fixed work (see {@link
+   * BenchRedis#fixedWork}).
    */
-  private static final class HeldPhases {
-    final java.util.concurrent.CountDownLatch taken;
-    final java.util.concurrent.CountDownLatch loadDone;
-    final java.util.concurrent.CountDownLatch stallsDone;
-
-    HeldPhases(int runs) {
-      taken = new java.util.concurrent.CountDownLatch(runs);
-      loadDone = new java.util.concurrent.CountDownLatch(1);
-      stallsDone = new java.util.concurrent.CountDownLatch(runs);
-    }
-
-    /** For runs that take turns: nothing to wait for. */
-    static HeldPhases none() {
-      HeldPhases p = new HeldPhases(0);
-      p.loadDone.countDown();
-      return p;
-    }
-
-    void awaitTaken() {
-      await(taken);
-    }
-
-    static void await(java.util.concurrent.CountDownLatch latch) {
-      try {
-        latch.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
-      }
-    }
-  }
-
-  /**
-   * One implementation holding its locks against {@code r}: the counted window under {@code
-   * MONITOR}, then one renewal tick and {@link #STALL_MARGIN} more without it for the worst stall.
-   * {@code busy} serializes taking the locks and closing; {@code phases} says when to go on.
-   */
-  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, Object busy, HeldPhases phases) {
-    boolean tookPart = false;
-    boolean stalled = false;
+  private Optional<HeldRow> heldOne(Implementation impl, BenchRedis r, int locks) {
     r.flushAll();
     try (WorkerProcess w = WorkerProcess.start("held-" + impl.id(), r.target(),
         logDir.resolve("held-" + impl.id() + ".log"))) {
       w.call(Map.of("cmd", "open", "impl", impl.id(), "lease_ms", settings.heldLease().toMillis()),
           WORKER_TIMEOUT);
       Map<String, Object> opened = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
-      Map<String, Object> hold;
-      synchronized (busy) {
-        hold = w.call(Map.of("cmd", "hold", "count", settings.heldLocks(), "threads", 8), WORKER_TIMEOUT);
-      }
+      long memoryBefore = r.usedMemory();
+      Map<String, Object> hold = w.call(Map.of("cmd", "hold", "count", locks, "threads", 8), WORKER_TIMEOUT);
+      long memoryHeld = r.usedMemory() - memoryBefore;
       long keysAtStart = r.dbSize();
       Map<String, Object> first = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
       RedisInfo before;
@@ -626,8 +557,6 @@ final class Bench {
       try (MonitorTally tally = MonitorTally.start(r.uri())) {
         before = r.info();
         began = System.nanoTime();
-        phases.taken.countDown();
-        tookPart = true;
         LoadPhase.sleepUntil(began + settings.holdFor().toNanos());
         after = r.info();
         split = tally.finish();
@@ -635,25 +564,23 @@ final class Bench {
       double seconds = (System.nanoTime() - began) / 1e9;
       Map<String, Object> last = w.call(Map.of("cmd", "sample"), WORKER_TIMEOUT);
       long keysAtEnd = r.dbSize();
-      // The worst stall gets a window of its own: MONITOR makes scripts slower than they are, and
-      // so does any other load on a small machine.
-      HeldPhases.await(phases.loadDone);
-      StallSample stall = r.worstCommand(settings.renewalTick().plus(STALL_MARGIN));
-      phases.stallsDone.countDown();
-      stalled = true;
-      HeldPhases.await(phases.stallsDone);
-      synchronized (busy) {
-        w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
-      }
-      HeldRow row = new HeldRow(impl, settings.heldLocks(), seconds, settings.renewalTick().toMillis() / 1000.0,
+      // The renewal figures get a window of their own: MONITOR makes scripts slower than they are,
+      // and so does any other load on a small machine. Two ticks and a margin hold one whole tick.
+      BenchRedis.QuietWindow quiet = r.quietWindow(settings.renewalTick().multipliedBy(2).plus(STALL_MARGIN),
+          settings.renewalTick(), calls -> split.clientCalls(calls, impl.directDataCommands()));
+      StallSample fixedWork = r.fixedWork(FIXED_WORK_MICROS, 200);
+      w.call(Map.of("cmd", "close"), WORKER_TIMEOUT);
+      HeldRow row = new HeldRow(impl, locks, seconds, settings.renewalTick().toMillis() / 1000.0,
           ((Number) hold.get("acquire_s")).doubleValue(), after.since(before),
           (((Number) last.get("cpu_ns")).longValue() - ((Number) first.get("cpu_ns")).longValue()) / 1e9,
           Math.max(((Number) first.get("heap_bytes")).longValue(), ((Number) last.get("heap_bytes")).longValue()),
-          ((Number) opened.get("heap_bytes")).longValue(), keysAtStart, keysAtEnd, split, stall);
+          ((Number) opened.get("heap_bytes")).longValue(), memoryHeld, keysAtStart, keysAtEnd, split, quiet, fixedWork);
       synchronized (log) {
-        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB (%.0f bytes per lock), %s%n",
-            elapsed(), impl.id(), row.locks(), row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6,
-            row.bytesPerLock(), stall.describe());
+        log.printf(Locale.ROOT, "%s held %-14s %d locks %.0f s: %.1f calls/s, %.1f calls per renewal tick, heap %.1f MB (%.0f bytes"
+            + " per lock), Redis %.0f bytes per lock, %s; a fixed %d us script: %s%n", elapsed(), impl.id(), row.locks(),
+            row.seconds(), row.callsPerSecond(), row.callsPerTick(), row.heapBytes() / 1e6, row.bytesPerLock(),
+            row.redisBytesPerLock(), quiet.stall().describe(), FIXED_WORK_MICROS,
+            fixedWork == null ? "not measured" : fixedWork.describe());
       }
       return Optional.of(row);
     } catch (RuntimeException e) {
@@ -661,14 +588,6 @@ final class Bench {
         failed("held", impl, e);
       }
       return Optional.empty();
-    } finally {
-      // A run that failed must not keep the others (or the load scenarios) waiting.
-      if (!tookPart) {
-        phases.taken.countDown();
-      }
-      if (!stalled) {
-        phases.stallsDone.countDown();
-      }
     }
   }
 

@@ -99,7 +99,9 @@ final class BenchChart {
         Results.CONTENDED_PROCESSES, across, t -> procs + " x " + t, Row::callsPerAcquisition, "0.##", false));
     Map<Implementation, double[]> held = new LinkedHashMap<>();
     for (HeldRow h : results.held) {
-      held.put(h.impl(), new double[] {h.callsPerTick()});
+      if (h.locks() == results.settings.heldLocks()) {
+        held.put(h.impl(), new double[] {h.callsPerTick()});
+      }
     }
     panels.add(new Panel(String.format(Locale.ROOT, "%,d held locks: Redis calls per renewal tick (lower is better)",
         results.settings.heldLocks()), List.of(String.format(Locale.ROOT, "lease %d s, a tick every %d s",

@@ -428,7 +428,7 @@ public final class BenchMain implements Callable<Integer> {
             settings.windows(), settings.window().toMillis() / 1000.0,
             runScenarios.contains("contended-1jvm") ? "" : ", scenario 2 (contended in one JVM) left out",
             runScenarios.contains("held") ? String.format(Locale.ROOT, "; %,d locks held for %d s under a %d s lease"
-                + " (the full run: 60 s under 30 s)", settings.heldLocks(), settings.holdFor().toSeconds(),
+                + " (the full run: 30 s under 30 s, then 100,000 locks)", settings.heldLocks(), settings.holdFor().toSeconds(),
                 settings.heldLease().toSeconds()) : "");
       }
       Bench bench = new Bench(redis, settings, chosen, logDir, log);
@@ -447,8 +447,10 @@ public final class BenchMain implements Callable<Integer> {
         }
       };
       if (runScenarios.contains("held")) {
-        log.println("scenario 4: held locks" + (redis.started() ? ", taken first, then held while the other"
-            + " scenarios run, each implementation on a redis-server of its own; stall windows after them" : ""));
+        log.println("scenario 4: held locks, after the other scenarios, each implementation in turn with nothing else"
+            + " running" + (redis.started() ? ", on a redis-server of its own" : "") + String.format(Locale.ROOT,
+            ": %,d locks", settings.heldLocks()) + (settings.moreHeldLocks() > 0 ? String.format(Locale.ROOT,
+            ", then %,d", settings.moreHeldLocks()) : ""));
         held.addAll(bench.heldLocks(load));
       } else {
         load.run();

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * The Redis every implementation runs against: the one {@code REDIS_URL} names, or a
@@ -208,47 +209,137 @@ final class BenchRedis implements AutoCloseable {
     primaries.forEach(n -> n.admin().flushall());
   }
 
+  /** Redis's {@code used_memory} (of the one server the held-locks scenario runs on). */
+  long usedMemory() {
+    return Long.parseLong(RedisInfo.parse(admin.info("memory")).field("used_memory"));
+  }
+
   /** Keys in all primaries. */
   long dbSize() {
     return primaries.stream().mapToLong(n -> n.admin().dbsize()).sum();
   }
 
   /**
-   * The longest single command Redis runs during the next {@code window}, read from its
-   * {@code SLOWLOG}: logging every command over {@link StallSample#THRESHOLD_MICROS}, from an
-   * emptied log, then put back as it was. The caller must not have {@code MONITOR} attached:
+   * What the next {@code window} shows with nothing but the held locks at work: the longest single
+   * command Redis runs, read from its {@code SLOWLOG} (logging every command over {@link
+   * StallSample#THRESHOLD_MICROS}, from an emptied log, then put back as it was); the counters over
+   * the window; and the clients' calls per renewal tick, from the counters read every {@link
+   * #QUIET_READING} (see {@link RenewalTicks}). The caller must not have {@code MONITOR} attached:
    * Redis feeds every command a script runs to the monitors while the script runs, which makes
-   * scripts slower than they are. Not measured (rather than failing the run) when the server
-   * refuses {@code CONFIG} or {@code SLOWLOG}, as a managed or locked-down {@code REDIS_URL} may.
+   * scripts slower than they are. The stall is not measured (rather than failing the run) when the
+   * server refuses {@code CONFIG} or {@code SLOWLOG}, as a managed or locked-down {@code REDIS_URL}
+   * may.
+   *
+   * @param clientCalls the clients' calls among the calls per command since the window began
    */
-  StallSample worstCommand(Duration window) {
+  QuietWindow quietWindow(Duration window, Duration tick, ToLongFunction<Map<String, Long>> clientCalls) {
     double seconds = window.toMillis() / 1000.0;
     Map<String, String> saved = new LinkedHashMap<>();
+    String refused = null;
     try {
       // One parameter per CONFIG GET: Redis 6 takes only one.
       for (String parameter : List.of(SLOWLOG_SLOWER_THAN, SLOWLOG_MAX_LEN)) {
         String value = admin.configGet(parameter).get(parameter);
         if (value == null) {
-          return StallSample.notMeasured(seconds, "CONFIG GET " + parameter + " returned nothing");
+          refused = "CONFIG GET " + parameter + " returned nothing";
+          break;
         }
         saved.put(parameter, value);
       }
     } catch (RedisException e) {
-      return StallSample.notMeasured(seconds, "CONFIG GET refused: " + String.valueOf(e.getMessage()).strip());
+      refused = "CONFIG GET refused: " + String.valueOf(e.getMessage()).strip();
     }
     try {
-      admin.configSet(SLOWLOG_SLOWER_THAN, String.valueOf(StallSample.THRESHOLD_MICROS));
-      admin.configSet(SLOWLOG_MAX_LEN, String.valueOf(StallSample.MAX_ENTRIES));
-      admin.slowlogReset();
+      if (refused == null) {
+        try {
+          admin.configSet(SLOWLOG_SLOWER_THAN, String.valueOf(StallSample.THRESHOLD_MICROS));
+          admin.configSet(SLOWLOG_MAX_LEN, String.valueOf(StallSample.MAX_ENTRIES));
+          admin.slowlogReset();
+        } catch (RedisException e) {
+          refused = "CONFIG SET or SLOWLOG refused: " + String.valueOf(e.getMessage()).strip();
+        }
+      }
+      RedisInfo first = info();
       long began = System.nanoTime();
-      LoadPhase.sleepUntil(began + window.toNanos());
-      List<Object> entries = admin.slowlogGet(StallSample.MAX_ENTRIES);
-      return StallSample.fromSlowlog(entries, (System.nanoTime() - began) / 1e9);
-    } catch (RedisException e) {
-      return StallSample.notMeasured(seconds, "CONFIG SET or SLOWLOG refused: " + String.valueOf(e.getMessage()).strip());
+      List<Long> at = new ArrayList<>();
+      List<Long> calls = new ArrayList<>();
+      at.add(began);
+      calls.add(0L);
+      while (System.nanoTime() - began < window.toNanos()) {
+        LoadPhase.sleepUntil(Math.min(began + window.toNanos(), at.get(at.size() - 1) + QUIET_READING.toNanos()));
+        RedisInfo now = RedisInfo.parse(admin.info("commandstats"));
+        at.add(System.nanoTime());
+        calls.add(clientCalls.applyAsLong(now.since(first).withoutHarness()));
+      }
+      RedisInfo last = info();
+      double measured = (System.nanoTime() - began) / 1e9;
+      StallSample stall = StallSample.notMeasured(seconds, refused);
+      if (refused == null) {
+        try {
+          stall = StallSample.fromSlowlog(admin.slowlogGet(StallSample.MAX_ENTRIES), measured);
+        } catch (RedisException e) {
+          stall = StallSample.notMeasured(seconds, "SLOWLOG GET refused: " + String.valueOf(e.getMessage()).strip());
+        }
+      }
+      RenewalTicks ticks = RenewalTicks.of(at.stream().mapToLong(Long::longValue).toArray(),
+          calls.stream().mapToLong(Long::longValue).toArray(), tick.toNanos(), QUIET_IDLE_CALLS);
+      return new QuietWindow(stall, last.since(first), ticks, measured);
     } finally {
       restore(saved);
     }
+  }
+
+  /**
+   * How much this machine alone stretches a command: the run times of {@code runs} calls of a
+   * script of fixed work (a Lua loop sized to take about {@code micros} here, touching no key), as
+   * a {@link StallSample}. A small virtual machine runs such a script several times slower now and
+   * then, whatever Redis does; that is the floor under any worst stall measured on it. Null when
+   * Redis refuses {@code CONFIG} or {@code SLOWLOG}.
+   */
+  StallSample fixedWork(long micros, int runs) {
+    String loop = "local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i end return 0";
+    Map<String, String> saved = new LinkedHashMap<>();
+    try {
+      for (String parameter : List.of(SLOWLOG_SLOWER_THAN, SLOWLOG_MAX_LEN)) {
+        saved.put(parameter, admin.configGet(parameter).get(parameter));
+      }
+      admin.configSet(SLOWLOG_SLOWER_THAN, "0");
+      admin.configSet(SLOWLOG_MAX_LEN, String.valueOf(StallSample.MAX_ENTRIES));
+      long iterations = 100_000;
+      for (int sizing = 0; sizing < 3; sizing++) {
+        admin.slowlogReset();
+        for (int i = 0; i < 5; i++) {
+          admin.eval(loop, io.lettuce.core.ScriptOutputType.INTEGER, new String[0], Long.toString(iterations));
+        }
+        StallSample s = StallSample.fromSlowlog(admin.slowlogGet(StallSample.MAX_ENTRIES), 0);
+        iterations = Math.max(1000, (long) (iterations * micros / Math.max(1, s.medianMicros())));
+      }
+      admin.slowlogReset();
+      long began = System.nanoTime();
+      for (int i = 0; i < runs; i++) {
+        admin.eval(loop, io.lettuce.core.ScriptOutputType.INTEGER, new String[0], Long.toString(iterations));
+      }
+      return StallSample.fromSlowlog(admin.slowlogGet(StallSample.MAX_ENTRIES), (System.nanoTime() - began) / 1e9);
+    } catch (RedisException e) {
+      return null;
+    } finally {
+      saved.values().removeIf(java.util.Objects::isNull);
+      restore(saved);
+    }
+  }
+
+  /** How often {@link #quietWindow} reads the counters. */
+  static final Duration QUIET_READING = Duration.ofMillis(200);
+  /** Client calls in one reading's interval that still count as quiet: keep-alive PINGs. */
+  static final long QUIET_IDLE_CALLS = 2;
+
+  /**
+   * A quiet window (see {@link #quietWindow}).
+   *
+   * @param redis the counters over it
+   * @param seconds how long it lasted
+   */
+  record QuietWindow(StallSample stall, RedisInfo.Delta redis, RenewalTicks ticks, double seconds) {
   }
 
   /**

@@ -18,8 +18,11 @@ import java.util.List;
  * @param window length of each measuring window
  * @param settleLimit how long the first configuration in fresh JVMs may go on measuring windows
  *     until enough in a row had the JIT quiet
- * @param heldLocks locks held at once in the held-locks scenario
- * @param holdFor how long they are held (the measuring window)
+ * @param heldLocks locks held at once in the held-locks scenario, while the load scenarios run
+ * @param moreHeldLocks locks held at once in a second held-locks run, after the load scenarios and
+ *     with nothing else running (0: none)
+ * @param holdFor how long they are held under {@code MONITOR} (the counted window), before the
+ *     quiet window of the renewal figures
  * @param heldLease the watchdog lease in that scenario (renewed every third of it)
  * @param loadLease the lease (or expiry) in the load scenarios
  * @param deathTimeout in the holder-killed scenario, the lease, expiry, session timeout or time to
@@ -30,7 +33,7 @@ import java.util.List;
  */
 record BenchSettings(String mode, List<Integer> uncontendedThreads, int contendedThreads, int processes,
     List<Integer> processThreads, int windows, Duration jvmWarmup, Duration warmup, Duration window,
-    Duration settleLimit, int heldLocks, Duration holdFor, Duration heldLease, Duration loadLease,
+    Duration settleLimit, int heldLocks, int moreHeldLocks, Duration holdFor, Duration heldLease, Duration loadLease,
     Duration deathTimeout, boolean calibrateEach) {
 
   BenchSettings {
@@ -44,7 +47,7 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   /** The whole set: about five minutes on two cores. */
   static BenchSettings full() {
     return new BenchSettings("full", List.of(1, 8, 64), 8, 4, List.of(8, 2, 1), 3, Duration.ofMillis(1500),
-        Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(15), 10_000, Duration.ofSeconds(60),
+        Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(15), 10_000, 100_000, Duration.ofSeconds(30),
         Duration.ofSeconds(30), Duration.ofSeconds(30), DEATH_TIMEOUT, true);
   }
 
@@ -56,7 +59,7 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
    */
   static BenchSettings shortRun() {
     return new BenchSettings("short", List.of(8), 8, 4, List.of(8, 2, 1), 3, Duration.ofMillis(1000),
-        Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 10_000, Duration.ofSeconds(4),
+        Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 10_000, 0, Duration.ofSeconds(4),
         Duration.ofSeconds(3), Duration.ofSeconds(30), DEATH_TIMEOUT, false);
   }
 
@@ -69,10 +72,10 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   static BenchSettings compare(boolean shortRun) {
     return shortRun
         ? new BenchSettings("short compare", List.of(8), 8, 4, List.of(8, 2, 1), 3, Duration.ofMillis(1000),
-            Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 0, Duration.ZERO, Duration.ofSeconds(3),
+            Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 0, 0, Duration.ZERO, Duration.ofSeconds(3),
             Duration.ofSeconds(30), DEATH_TIMEOUT, false)
         : new BenchSettings("compare", List.of(1, 8), 8, 4, List.of(8, 2, 1), 3, Duration.ofMillis(1500),
-            Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(10), 0, Duration.ZERO,
+            Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(10), 0, 0, Duration.ZERO,
             Duration.ofSeconds(3), Duration.ofSeconds(30), DEATH_TIMEOUT, false);
   }
 
@@ -85,10 +88,10 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
   static BenchSettings family(boolean shortRun) {
     return shortRun
         ? new BenchSettings("short family", List.of(), 8, 4, List.of(5), 3, Duration.ofMillis(1000),
-            Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 0, Duration.ZERO,
+            Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(3), 0, 0, Duration.ZERO,
             Duration.ofSeconds(3), Duration.ofSeconds(30), DEATH_TIMEOUT, true)
         : new BenchSettings("family", List.of(), 8, 4, List.of(5), 3, Duration.ofMillis(1500),
-            Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(15), 0, Duration.ZERO,
+            Duration.ofMillis(400), Duration.ofMillis(1000), Duration.ofSeconds(15), 0, 0, Duration.ZERO,
             Duration.ofSeconds(3), Duration.ofSeconds(30), DEATH_TIMEOUT, true);
   }
 
@@ -100,7 +103,8 @@ record BenchSettings(String mode, List<Integer> uncontendedThreads, int contende
 
   BenchSettings withSettleLimit(Duration limit) {
     return new BenchSettings(mode, uncontendedThreads, contendedThreads, processes, processThreads, windows,
-        jvmWarmup, warmup, window, limit, heldLocks, holdFor, heldLease, loadLease, deathTimeout, calibrateEach);
+        jvmWarmup, warmup, window, limit, heldLocks, moreHeldLocks, holdFor, heldLease, loadLease, deathTimeout,
+        calibrateEach);
   }
 
   /** The watchdog's renewal period in the held-locks scenario. */

@@ -145,6 +145,11 @@ public final class RedisInfo {
     return new Delta(Collections.unmodifiableMap(calls), cpuSeconds() - earlier.cpuSeconds());
   }
 
+  /** Whether {@code command} (lower case) is one nobody under test sent (see {@link #HARNESS}). */
+  static boolean isHarness(String command) {
+    return HARNESS.contains(command);
+  }
+
   /** Whether a client must have sent {@code command} itself (scripts cannot run it), or PING. */
   static boolean isClientOnly(String command) {
     return CLIENT_ONLY.contains(command);

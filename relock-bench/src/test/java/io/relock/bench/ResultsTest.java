@@ -11,12 +11,20 @@ class ResultsTest {
   private static final BenchSettings SETTINGS = BenchSettings.full();
   private static final Machine MACHINE = new Machine(2, "cpu", 1L << 30, "os", "jvm", "7.0.15", "loopback", "-", "abc");
 
-  /** relock holding the settings' locks for 60 s with a tick every 10 s, {@code evalsha} calls in all. */
+  /**
+   * relock holding {@code locks} locks for 60 s with a tick every 10 s, {@code evalsha} calls in
+   * all; its quiet window saw {@code perTick} calls per tick and {@code stall}.
+   */
+  private static HeldRow held(int locks, long evalsha, double perTick, StallSample stall) {
+    RedisInfo.Delta redis = new RedisInfo.Delta(Map.of("evalsha", evalsha, "pexpire", 10L * locks, "info", 2L), 0.25);
+    BenchRedis.QuietWindow quiet = new BenchRedis.QuietWindow(stall, redis, new RenewalTicks((long) (2 * perTick), 2,
+        perTick), 20.5);
+    return new HeldRow(Implementation.RELOCK, locks, 60, 10, 1.5, redis, 0.75, 8_000_000, 3_000_000, 100L * locks,
+        locks, locks, CallSplit.none(), quiet, null);
+  }
+
   private static HeldRow held(long evalsha, StallSample stall) {
-    RedisInfo.Delta redis = new RedisInfo.Delta(Map.of("evalsha", evalsha, "pexpire", 10L * SETTINGS.heldLocks(),
-        "info", 2L), 0.25);
-    return new HeldRow(Implementation.RELOCK, SETTINGS.heldLocks(), 60, 10, 1.5, redis, 0.75, 8_000_000, 3_000_000,
-        SETTINGS.heldLocks(), SETTINGS.heldLocks(), CallSplit.none(), stall);
+    return held(SETTINGS.heldLocks(), evalsha, evalsha / 6.0, stall);
   }
 
   private static Results results(HeldRow... held) {
@@ -28,25 +36,29 @@ class ResultsTest {
   }
 
   @Test
-  void heldTargets_capTheWorstStallAtOneMillisecond_andCallsPerTickAtFifty() {
-    // 240 calls in 6 ticks: 40 per tick, what 10,000 locks in batches of 250 cost.
-    Results fine = results(held(240, StallSample.fromSlowlog(List.of(
-        List.of(1L, 0L, 480L, List.of("evalsha")), List.of(2L, 0L, 1000L, List.of("evalsha"))), 10.5)));
-    assertThat(target(fine, "worst Redis stall").threshold()).isEqualTo("<= 1");
-    assertThat(target(fine, "worst Redis stall").value()).isEqualTo(1.0);
-    assertThat(target(fine, "worst Redis stall").verdict()).isEqualTo("met");
-    assertThat(target(fine, "calls per renewal tick").threshold()).isEqualTo("<= 50");
-    assertThat(target(fine, "calls per renewal tick").value()).isEqualTo(40.0);
-    assertThat(target(fine, "calls per renewal tick").verdict()).isEqualTo("met");
+  void heldTargets_capTheWorstStallAtHalfAMillisecond_andCallsPerTickAtOnePerHundredLocks() {
+    Results fine = results(held(10_000, 600, 100, StallSample.fromSlowlog(List.of(
+        List.of(1L, 0L, 480L, List.of("evalsha")), List.of(2L, 0L, 500L, List.of("evalsha"))), 20.5)),
+        held(100_000, 6000, 950, StallSample.fromSlowlog(List.of(List.of(1L, 0L, 430L, List.of("evalsha"))), 20.5)));
+    assertThat(target(fine, "10,000 held locks: relock worst Redis stall").threshold()).isEqualTo("<= 0.5");
+    assertThat(target(fine, "10,000 held locks: relock worst Redis stall").value()).isEqualTo(0.5);
+    assertThat(target(fine, "10,000 held locks: relock worst Redis stall").verdict()).isEqualTo("met");
+    assertThat(target(fine, "10,000 held locks: relock Redis calls per renewal tick").threshold()).isEqualTo("<= 100");
+    assertThat(target(fine, "10,000 held locks: relock Redis calls per renewal tick").verdict()).isEqualTo("met");
+    assertThat(target(fine, "100,000 held locks: relock Redis calls per renewal tick").threshold()).isEqualTo("<= 1000");
+    assertThat(target(fine, "100,000 held locks: relock Redis calls per renewal tick").value()).isEqualTo(950.0);
+    assertThat(target(fine, "100,000 held locks: relock worst Redis stall").verdict()).isEqualTo("met");
 
-    Results slow = results(held(306, StallSample.fromSlowlog(List.of(List.of(1L, 0L, 1001L, List.of("evalsha"))), 10.5)));
-    assertThat(target(slow, "worst Redis stall").verdict()).isEqualTo("MISSED");
-    assertThat(target(slow, "calls per renewal tick").verdict()).isEqualTo("MISSED");
+    Results slow = results(held(10_000, 900, 150, StallSample.fromSlowlog(List.of(List.of(1L, 0L, 501L,
+        List.of("evalsha"))), 20.5)));
+    assertThat(target(slow, "10,000 held locks: relock worst Redis stall").verdict()).isEqualTo("MISSED");
+    assertThat(target(slow, "10,000 held locks: relock Redis calls per renewal tick").verdict()).isEqualTo("MISSED");
+    assertThat(target(slow, "100,000 held locks: relock worst Redis stall").verdict()).isEqualTo("not measured");
 
-    Results refused = results(held(240, StallSample.notMeasured(10.5, "CONFIG GET refused")));
-    assertThat(target(refused, "worst Redis stall").verdict()).isEqualTo("not measured");
-    assertThat(target(refused, "calls per renewal tick").verdict()).isEqualTo("met");
-    assertThat(target(results(), "worst Redis stall").verdict()).isEqualTo("not measured");
+    Results refused = results(held(10_000, 600, 100, StallSample.notMeasured(20.5, "CONFIG GET refused")));
+    assertThat(target(refused, "10,000 held locks: relock worst Redis stall").verdict()).isEqualTo("not measured");
+    assertThat(target(refused, "10,000 held locks: relock Redis calls per renewal tick").verdict()).isEqualTo("met");
+    assertThat(target(results(), "10,000 held locks: relock worst Redis stall").verdict()).isEqualTo("not measured");
   }
 
   @Test
@@ -66,11 +78,13 @@ class ResultsTest {
   }
 
   @Test
-  void heldTargets_replaceTheOldTenCallsTarget() {
+  void heldTargets_areThereForEachHeldRun() {
     List<String> held = results().targets().stream().map(Results.Target::what).filter(w -> w.contains("held locks")).toList();
     assertThat(held).containsExactly(
-        SETTINGS.heldLocks() + " held locks: relock worst Redis stall while renewing, ms",
-        SETTINGS.heldLocks() + " held locks: relock Redis calls per renewal tick");
+        "10,000 held locks: relock worst Redis stall while renewing, ms",
+        "10,000 held locks: relock Redis calls per renewal tick",
+        "100,000 held locks: relock worst Redis stall while renewing, ms",
+        "100,000 held locks: relock Redis calls per renewal tick");
   }
 
   @Test
@@ -89,7 +103,8 @@ class ResultsTest {
     Map<String, Object> json = held(150, StallSample.fromSlowlog(List.of(
         List.of(1L, 0L, 456L, List.of("EVALSHA")), List.of(2L, 0L, 120L, List.of("hset"))), 10.5)).toJson();
     assertThat(json).containsEntry("worst_stall_us", 456.0).containsEntry("slow_commands_over_100us", 2)
-        .containsEntry("slowest_command", "evalsha").containsEntry("stall_window_s", 10.5)
+        .containsEntry("slowest_command", "evalsha").containsEntry("quiet_window_s", 20.5)
+        .containsEntry("calls_per_renewal_tick", 25.0).containsEntry("redis_bytes_per_lock", 100.0)
         .containsEntry("stall_not_measured_because", null);
 
     Map<String, Object> parsed = BenchJson.readObject(BenchJson.line(held(150, StallSample.notMeasured(10.5, "refused")).toJson()));

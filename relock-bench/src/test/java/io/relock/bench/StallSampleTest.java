@@ -13,11 +13,12 @@ class StallSampleTest {
   }
 
   @Test
-  void fromSlowlog_takesTheLongestEntry_itsCommandName_andTheCount() {
+  void fromSlowlog_takesTheLongestEntry_itsCommandName_andTheCount_leavingOutTheBenchsOwn() {
     StallSample s = StallSample.fromSlowlog(List.of(
         entry(3, 180, "EVALSHA", "abc", "1", "held-1"),
         entry(2, 512, "EVALSHA", "def", "400", "held-2"),
-        entry(1, 130, "KEYS", "*")), 10.5);
+        entry(1, 130, "KEYS", "*"),
+        entry(0, 900, "INFO", "commandstats")), 10.5);
     assertThat(s.measured()).isTrue();
     assertThat(s.worstMicros()).isEqualTo(512);
     assertThat(s.worstMillis()).isEqualTo(0.512);

@@ -350,17 +350,17 @@ final class Acquisition {
   private void confirm(long token, long serial) {
     inFlight = true;
     long sent = System.nanoTime();
-    engine.runConfirm(state, owner, leaseMillis)
-        .whenComplete((reply, error) -> state.post(() -> onConfirmed(sent, token, serial, reply, error)));
+    engine.renewHold(state, owner, leaseMillis)
+        .whenComplete((held, error) -> state.post(() -> onConfirmed(sent, token, serial, held, error)));
   }
 
-  private void onConfirmed(long sent, long token, long serial, List<Object> reply, Throwable error) {
+  private void onConfirmed(long sent, long token, long serial, Boolean held, Throwable error) {
     inFlight = false;
     switch (phase) {
       case ACTIVE -> {
         if (error != null) {
           attemptFailed("recheck", error); // sends 'wait' again, which answers what Redis holds now
-        } else if ((Long) reply.get(0) == 1L) {
+        } else if (held) {
           timer.succeeded();
           if (!arrivedTooLate(sent, false, token, serial)) {
             succeed(token, serial, sent, false);

@@ -484,13 +484,16 @@ public final class LockEngine {
   }
 
   /**
-   * Renews {@code owner}'s hold of a lock for {@code leaseMillis}, as the watchdog does: for an
-   * acquisition that must confirm a grant before it counts (see Acquisition#confirm). Replies
-   * {@code [1]} if the owner held it, else {@code [0]}.
+   * Renews {@code owner}'s hold of {@code state}'s lock for {@code leaseMillis}, as the watchdog
+   * does (renew.lua for one hold): true if the owner still held it. For an acquisition that must
+   * confirm a grant before it counts (see Acquisition#confirm), and a hand-over's confirmation.
    */
-  CompletableFuture<List<Object>> runConfirm(LockState state, String owner, long leaseMillis) {
-    return scripts.run(Scripts.RENEW, List.of(state.kind.holdKey(state.keys, owner)),
-        List.of(Long.toString(leaseMillis), owner, fenceRetention), state.keys.name());
+  CompletableFuture<Boolean> renewHold(LockState state, String owner, long leaseMillis) {
+    List<String> keys = ScriptCalls.renewKeys(List.of(state.kind.holdKey(state.keys, owner)),
+        java.util.Collections.singletonList(state.kind.markerKey(state.keys)));
+    List<String> args = ScriptCalls.renewArgs(leaseMillis, fenceRetention, WatchdogRenewer.BUDGET_MICROS, List.of(owner));
+    return scripts.run(Scripts.RENEW, keys, args, state.keys.name())
+        .thenApply(reply -> ScriptCalls.Renewed.of(reply).held()[0]);
   }
 
   /** Where {@link #runAcquire} puts the replicas' acknowledgements in a reply. */
@@ -569,22 +572,21 @@ public final class LockEngine {
     long sent = System.nanoTime();
     long leaseMillis = TimeUnit.NANOSECONDS.toMillis(h.leaseNanos);
     long px = h.renewed ? leaseMillis : Math.max(1, leaseMillis - TimeUnit.NANOSECONDS.toMillis(sent - grantedNanos));
-    scripts.run(Scripts.RENEW, List.of(h.holdKey), List.of(Long.toString(px), h.owner, fenceRetention), h.lockName())
-        .whenComplete((reply, error) -> {
-          if (error != null) {
-            long left = h.validUntilNanos() - System.nanoTime();
-            if (ScriptRunner.isTransient(error) && left > 0) {
-              schedule(Math.min(Retry.backoffNanos(attempt), left / 2), () -> confirmHandoff(h, grantedNanos, attempt + 1));
-            } else {
-              log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
-            }
-          } else if ((Long) reply.get(0) == 1L) {
-            log.trace("{} confirmed handoff", h.owner);
-            h.extendTo(h.renewed ? sent + h.leaseNanos - h.driftNanos : grantedNanos + h.leaseNanos - h.driftNanos);
-          } else {
-            h.lost("the lock handed over to it expired or was taken before it was confirmed");
-          }
-        });
+    renewHold(h.state, h.owner, px).whenComplete((held, error) -> {
+      if (error != null) {
+        long left = h.validUntilNanos() - System.nanoTime();
+        if (ScriptRunner.isTransient(error) && left > 0) {
+          schedule(Math.min(Retry.backoffNanos(attempt), left / 2), () -> confirmHandoff(h, grantedNanos, attempt + 1));
+        } else {
+          log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
+        }
+      } else if (held) {
+        log.trace("{} confirmed handoff", h.owner);
+        h.extendTo(h.renewed ? sent + h.leaseNanos - h.driftNanos : grantedNanos + h.leaseNanos - h.driftNanos);
+      } else {
+        h.lost("the lock handed over to it expired or was taken before it was confirmed");
+      }
+    });
   }
 
   /** Runs {@code task} on the timer thread after {@code delayNanos}; null once the client is closing. */

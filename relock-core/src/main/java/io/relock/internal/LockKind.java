@@ -34,6 +34,14 @@ abstract class LockKind {
   /** The key the hold of {@code owner} lives under, which the watchdog renews. */
   abstract String holdKey(LockKeys keys, String owner);
 
+  /**
+   * The key that marks the name as this kind, which a renewal of a hold extends (see holders.lua),
+   * or null where the hold's own key says what it is (an exclusive lock).
+   */
+  String markerKey(LockKeys keys) {
+    return null;
+  }
+
   abstract LuaScript acquireScript();
 
   abstract LuaScript releaseScript();
@@ -134,6 +142,11 @@ abstract class LockKind {
     @Override
     String holdKey(LockKeys keys, String owner) {
       return keys.lock() + ":h:" + owner;
+    }
+
+    @Override
+    String markerKey(LockKeys keys) {
+      return keys.lock();
     }
 
     @Override

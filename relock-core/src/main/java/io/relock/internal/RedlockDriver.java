@@ -575,27 +575,40 @@ final class RedlockDriver implements RedisDriver {
     releasedSoFar.merge(id, new ReleasedOn(java.util.Set.copyOf(nodes), now), (old, more) -> old.with(more.nodes()));
   }
 
-  /** See renew.lua: a lock counts as renewed when a majority renewed it. */
+  /**
+   * See renew.lua: a lock counts as renewed when a majority renewed it. Each node may stop at its
+   * time budget after a different number of holds; the reply covers those every answering node
+   * looked at, and the watchdog sends the rest again.
+   */
   private CompletableFuture<List<Object>> renew(List<String> keys, List<String> args) {
-    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.RENEW, keys, args, keys.size() + " locks")), keys)
+    int holds = ScriptCalls.renewedHolds(args);
+    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.RENEW, keys, args, holds + " locks")), keys)
         .thenApply(answers -> {
-          List<Object> merged = new ArrayList<>(keys.size());
-          for (int i = 0; i < keys.size(); i++) {
+          List<ScriptCalls.Renewed> replies = new ArrayList<>();
+          for (Answer a : answers) {
+            if (a.error() == null) {
+              replies.add(ScriptCalls.Renewed.of(a.reply()));
+            }
+          }
+          int looked = holds;
+          long elapsed = 0;
+          for (ScriptCalls.Renewed r : replies) {
+            looked = Math.min(looked, r.held().length);
+            elapsed = Math.max(elapsed, r.elapsedMicros());
+          }
+          int unknown = nodes.size() - replies.size();
+          boolean[] merged = new boolean[looked];
+          for (int i = 0; i < looked; i++) {
             int renewed = 0;
-            int unknown = 0;
-            for (Answer a : answers) {
-              if (a.error() != null) {
-                unknown++;
-              } else if (a.n(i) == 1) {
-                renewed++;
-              }
+            for (ScriptCalls.Renewed r : replies) {
+              renewed += r.held()[i] ? 1 : 0;
             }
             if (renewed < majority && renewed + unknown >= majority) {
               throw new RedlockUnavailableException("could not renew " + keys.get(i) + " on a majority of Redlock nodes");
             }
-            merged.add(renewed >= majority ? 1L : 0L);
+            merged[i] = renewed >= majority;
           }
-          return merged;
+          return new ScriptCalls.Renewed(elapsed, merged).toReply();
         });
   }
 

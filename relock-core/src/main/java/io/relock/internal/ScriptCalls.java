@@ -1,11 +1,12 @@
 package io.relock.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The keys and arguments of {@code acquire.lua} and {@code release.lua}, written here once: the
- * engine builds them, the Redlock driver reads them back, and the bench's Redis-bound limit sends
- * them itself. Each argument costs Redis time on every call, so what only a queueing call reads
+ * The keys and arguments of {@code acquire.lua}, {@code release.lua} and {@code renew.lua}, written
+ * here once: the engine builds them, the Redlock driver reads them back, and the bench's Redis-bound
+ * limit sends them itself. Each argument costs Redis time on every call, so what only a queueing call reads
  * travels packed in one argument; see the scripts' headers for the layout.
  */
 public final class ScriptCalls {
@@ -49,6 +50,62 @@ public final class ScriptCalls {
   record Release(String owner, boolean all) {
     static Release of(List<String> args) {
       return new Release(args.get(0), "1".equals(args.get(1)));
+    }
+  }
+
+  /**
+   * {@code renew.lua}'s keys: the holds, then the kind markers of the shared holds' names, each
+   * once.
+   *
+   * @param markers each hold's marker key, or null for an exclusive lock's hold (which has none)
+   */
+  static List<String> renewKeys(List<String> holds, List<String> markers) {
+    List<String> keys = new ArrayList<>(holds.size() + 1);
+    keys.addAll(holds);
+    for (String marker : markers) {
+      if (marker != null && !keys.subList(holds.size(), keys.size()).contains(marker)) {
+        keys.add(marker);
+      }
+    }
+    return keys;
+  }
+
+  /** {@code renew.lua}'s arguments: the lease, the markers' retention, the time budget, the owners. */
+  static List<String> renewArgs(long leaseMillis, String markerRetentionMillis, long budgetMicros, List<String> owners) {
+    List<String> args = new ArrayList<>(owners.size() + 3);
+    args.add(Long.toString(leaseMillis));
+    args.add(markerRetentionMillis);
+    args.add(Long.toString(budgetMicros));
+    args.addAll(owners);
+    return args;
+  }
+
+  /** How many holds a {@code renew.lua} call of these arguments names. */
+  static int renewedHolds(List<String> args) {
+    return args.size() - 3;
+  }
+
+  /**
+   * {@code renew.lua}'s reply: how long the call ran, and whether each of the first holds it
+   * names was renewed (all of them, unless the time budget ran out first).
+   */
+  record Renewed(long elapsedMicros, boolean[] held) {
+    static Renewed of(List<Object> reply) {
+      boolean[] held = new boolean[reply.size() - 1];
+      for (int i = 0; i < held.length; i++) {
+        held[i] = (Long) reply.get(i + 1) == 1L;
+      }
+      return new Renewed((Long) reply.get(0), held);
+    }
+
+    /** The reply as renew.lua gives it. */
+    List<Object> toReply() {
+      List<Object> reply = new ArrayList<>(held.length + 1);
+      reply.add(elapsedMicros);
+      for (boolean h : held) {
+        reply.add(h ? 1L : 0L);
+      }
+      return reply;
     }
   }
 }

@@ -16,21 +16,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews every watchdog-renewed lease of one client, in batches: one {@code renew.lua} call per
- * {@link #BATCH} leases per tick, sent one after another, one tick every third of the default
- * lease, and one more at once when the connection to Redis comes back. No timer per lock, except
- * an expiry check for a lease whose renewal failed.
+ * Renews every watchdog-renewed lease of one client, in batches: {@code renew.lua} calls sent one
+ * after another, one tick every third of the default lease, and one more at once when the
+ * connection to Redis comes back. No timer per lock, except an expiry check for a lease whose
+ * renewal failed.
+ *
+ * <p>Redis runs nothing else while a script runs, so a batch is bounded by time, not by count:
+ * {@code renew.lua} stops once it has run {@link #BUDGET_MICROS} and says how far it got, and the
+ * next call goes on from there. Batches are sized from how long Redis took per hold, to run about
+ * {@link #AIM_MICROS}.
  */
 final class WatchdogRenewer {
   private static final Logger log = LoggerFactory.getLogger(WatchdogRenewer.class);
 
   /**
-   * Leases renewed by one script call. Redis runs nothing else while a script runs, so a batch is
-   * sized to keep that stall around half a millisecond on our 2-core machine (the held-locks
-   * scenario of {@code ./relock bench} reports the worst one); 10,000 held locks cost 40 calls per
-   * tick.
+   * The longest one renewal call runs in Redis, in microseconds (see renew.lua); Redis also reads
+   * the call's keys and owners before, about 0.4 us a hold on our 2-core machine.
    */
-  static final int BATCH = 250;
+  static final long BUDGET_MICROS = 350;
+  /** How long a batch is sized to run: the budget only cuts a call short when Redis slowed down. */
+  static final long AIM_MICROS = 300;
+  /** Holds in the first batch, before Redis's pace is known. */
+  static final int FIRST_BATCH = 100;
+  static final int MIN_BATCH = 8;
+  static final int MAX_BATCH = 1000;
 
   /**
    * On a Redis Cluster, renewal batches in flight at once. A batch there holds the locks of one
@@ -51,6 +60,8 @@ final class WatchdogRenewer {
   private final String markerRetention;
   /** Leases that had missed a renewal when the last tick began; see {@link io.relock.RelockStats}. */
   private volatile int leasesAtRisk;
+  /** See {@link #batchSize()}. */
+  private volatile int batchSize = FIRST_BATCH;
   private ScheduledFuture<?> task;
 
   /**
@@ -105,6 +116,11 @@ final class WatchdogRenewer {
     return leasesAtRisk;
   }
 
+  /** Holds the next batch names: sized to run {@link #AIM_MICROS} at Redis's last pace. */
+  int batchSize() {
+    return batchSize;
+  }
+
   void tick() {
     long now = System.nanoTime();
     // One group of leases that a single script call may renew: all of them, or one slot's.
@@ -127,86 +143,102 @@ final class WatchdogRenewer {
       }
     }
     leasesAtRisk = atRisk;
-    List<List<HeldLease>> batches = new ArrayList<>();
-    for (List<HeldLease> group : perSlot ? groups.values() : List.of(all)) {
-      for (int i = 0; i < group.size(); i += BATCH) {
-        batches.add(group.subList(i, Math.min(group.size(), i + BATCH)));
-      }
-    }
-    if (!perSlot) {
-      renewInTurn(batches, 0);
+    if (!perSlot && all.isEmpty()) {
       return;
     }
-    // Per slot: several lanes, each sending its share in turn; a failure stops only its lane
-    // (one node may be down while the others answer).
-    Iterator<List<HeldLease>> next = batches.iterator();
-    for (int lane = 0; lane < CLUSTER_IN_FLIGHT; lane++) {
-      renewFrom(next);
+    Iterator<List<HeldLease>> next = (perSlot ? groups.values() : List.of(all)).iterator();
+    for (int lane = 0; lane < (perSlot ? CLUSTER_IN_FLIGHT : 1); lane++) {
+      renewNextGroup(next);
     }
   }
 
-  private void renewFrom(Iterator<List<HeldLease>> next) {
-    List<HeldLease> batch;
+  /**
+   * One lane of a tick: renews the next group, batch after batch, then the group after it. A
+   * batch sent while the previous one is still in Redis would only queue up behind it (and, on
+   * our 2 cores, compete with the client handling the replies). A failed batch ends the lane: the
+   * rest would most likely wait out the same failure one command timeout each; the next tick, or
+   * the reconnect, renews them, and the expiry checks report any lease that runs out meanwhile.
+   * On a cluster each lane goes on to its next slot's group, since one node may be down while the
+   * others answer; elsewhere the one lane ends the tick.
+   */
+  private void renewNextGroup(Iterator<List<HeldLease>> next) {
+    List<HeldLease> group;
     synchronized (next) {
       if (!next.hasNext()) {
         return;
       }
-      batch = next.next();
+      group = next.next();
     }
-    renew(batch).whenComplete((r, e) -> renewFrom(next));
+    renewFrom(group, 0, next);
+  }
+
+  private void renewFrom(List<HeldLease> group, int from, Iterator<List<HeldLease>> next) {
+    if (from >= group.size()) {
+      renewNextGroup(next);
+      return;
+    }
+    List<HeldLease> batch = group.subList(from, Math.min(group.size(), from + batchSize));
+    renew(batch).whenComplete((done, error) -> {
+      if (error == null) {
+        renewFrom(group, from + done, next);
+      } else if (perSlot) {
+        renewNextGroup(next);
+      }
+    });
+  }
+
+  /** Renews what of {@code batch} the budget allows; completes with how many it looked at. */
+  private CompletableFuture<Integer> renew(List<HeldLease> batch) {
+    List<String> holds = new ArrayList<>(batch.size());
+    List<String> markers = new ArrayList<>(batch.size());
+    List<String> owners = new ArrayList<>(batch.size());
+    for (HeldLease lease : batch) {
+      holds.add(lease.holdKey);
+      markers.add(lease.markerKey);
+      owners.add(lease.owner);
+    }
+    long sent = System.nanoTime();
+    String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
+    return scripts.run(Scripts.RENEW, ScriptCalls.renewKeys(holds, markers),
+        ScriptCalls.renewArgs(leaseMillis, markerRetention, BUDGET_MICROS, owners), what).handle((reply, error) -> {
+          if (error != null) {
+            // Leases keep their deadlines; if renewals keep failing, the expiry checks report them lost.
+            log.warn("watchdog could not renew {}: {}", what, error.getMessage());
+            batch.forEach(lease -> lease.renewalFailed = true);
+            listeners.emit(l -> l.renewalFailed(batch.size(), error));
+            throw error instanceof java.util.concurrent.CompletionException c ? c
+                : new java.util.concurrent.CompletionException(error);
+          }
+          ScriptCalls.Renewed renewed = ScriptCalls.Renewed.of(reply);
+          boolean[] held = renewed.held();
+          int count = 0;
+          for (int i = 0; i < held.length; i++) {
+            HeldLease lease = batch.get(i);
+            if (held[i]) {
+              lease.renewed(sent);
+              lease.renewalFailed = false;
+              count++;
+            } else {
+              leases.remove(lease);
+              lease.lost("a renewal found the lock expired or held by another owner");
+            }
+          }
+          paced(held.length, renewed.elapsedMicros());
+          int n = count;
+          listeners.emit(l -> l.renewed(n));
+          return held.length;
+        });
   }
 
   /**
-   * One batch at a time, the next once the previous has answered. Sent all at once, the batches
-   * queued up in Redis while the client handled their replies on the same cores: on our 2-core
-   * machine the worst single script then took 4.5 to 5 ms instead of about 1 (the held-locks
-   * scenario of {@code ./relock bench}, 10,000 locks). A failed batch ends the tick: the rest would
-   * most likely wait out the same failure one command timeout each; the next tick, or the
-   * reconnect, renews them, and the expiry checks report any lease that runs out meanwhile.
+   * Sizes the next batch from the last: {@link #AIM_MICROS}' worth of holds at the pace Redis went,
+   * but never more than half again as many as it looked at. Redis reads every key and owner
+   * of a call before the script starts, and that time is not in the script's own figure: holds
+   * sent beyond what the budget lets it look at would only lengthen the stall.
    */
-  private void renewInTurn(List<List<HeldLease>> batches, int next) {
-    if (next < batches.size()) {
-      renew(batches.get(next)).whenComplete((r, e) -> {
-        if (e == null) {
-          renewInTurn(batches, next + 1);
-        }
-      });
-    }
-  }
-
-  private CompletableFuture<?> renew(List<HeldLease> batch) {
-    List<String> keys = new ArrayList<>(batch.size());
-    List<String> args = new ArrayList<>(batch.size() + 2);
-    args.add(Long.toString(leaseMillis));
-    for (HeldLease lease : batch) {
-      keys.add(lease.holdKey);
-      args.add(lease.owner);
-    }
-    args.add(markerRetention);
-    long sent = System.nanoTime();
-    String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
-    return scripts.run(Scripts.RENEW, keys, args, what).whenComplete((reply, error) -> {
-      if (error != null) {
-        // Leases keep their deadlines; if renewals keep failing, the expiry checks report them lost.
-        log.warn("watchdog could not renew {}: {}", what, error.getMessage());
-        batch.forEach(lease -> lease.renewalFailed = true);
-        listeners.emit(l -> l.renewalFailed(batch.size(), error));
-        return;
-      }
-      int renewed = 0;
-      for (int i = 0; i < batch.size(); i++) {
-        HeldLease lease = batch.get(i);
-        if (((Long) reply.get(i)) == 1L) {
-          lease.renewed(sent);
-          lease.renewalFailed = false;
-          renewed++;
-        } else {
-          leases.remove(lease);
-          lease.lost("a renewal found the lock expired or held by another owner");
-        }
-      }
-      int count = renewed;
-      listeners.emit(l -> l.renewed(count));
-    });
+  private void paced(int looked, long elapsedMicros) {
+    long perHoldNanos = Math.max(1, elapsedMicros * 1000 / Math.max(1, looked));
+    long fits = AIM_MICROS * 1000 / perHoldNanos;
+    batchSize = (int) Math.max(MIN_BATCH, Math.min(Math.min(MAX_BATCH, looked + looked / 2), fits));
   }
 }

@@ -52,8 +52,8 @@ if mode == 'try' or mode == 'wait' then
   -- longer): the token is the clock.
   if swapped and #swapped == #now_us_text and swapped < now_us_text then
     tried = true
-    if redis.call('SET', KEYS[1], owner .. ' ' .. now_us_text .. ' 1 ' .. ARGV[2] .. ' ' .. now_us_text .. ' ' .. now_us_text
-        .. ' - -', 'NX', 'PX', ARGV[2]) then
+    if redis.call('SET', KEYS[1], owner .. ' ' .. now_us_text .. ' 1 ' .. ARGV[2] .. ' ' .. now_us_text .. ' - -', 'NX',
+        'PX', ARGV[2]) then
       return {1, tonumber(now_us_text), 1}
     end
   end
@@ -79,7 +79,7 @@ if t then
   end
   marked = waiters
   if not waiters and not tried and (fenced or redis.call('EXISTS', QUEUE) == 0) then
-    if set_lock(owner, token, 1, lease, now_us, now_us, '-', nil, true) then
+    if set_lock(owner, token, 1, lease, now_us, '-', nil, true) then
       return {1, token, 1}
     end
   end
@@ -93,7 +93,7 @@ local function issued()
   return math.max(token or read_fence(), now_us)
 end
 
-local holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt = parse_lock(redis.call('GET', KEYS[1]))
+local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = parse_lock(redis.call('GET', KEYS[1]))
 
 if holder == owner then
   if mode == 'reenter' then
@@ -103,7 +103,8 @@ if holder == owner then
       now_ms, now_us = server_time()
     end
     local count = tonumber(hcount) + 1
-    set_lock(owner, htoken, count, lease, now_us, hsince, hwaiters)
+    -- The value keeps the longest lease asked, so that it bounds the new expiry (see lockvalue.lua).
+    set_lock(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince, hwaiters, nil, false, lease)
     return {2, tonumber(htoken), count}
   end
   if mode == 'abandon' then
@@ -117,7 +118,7 @@ if holder == owner then
     return {-1, 0, 0}
   end
   if acked == '1' then
-    keep_lock(owner, htoken, hcount, hlease, hstamp, hsince, hwaiters)
+    keep_lock(owner, htoken, hcount, hlease, hsince, hwaiters)
   end
   return {3, tonumber(htoken), 1}
 end
@@ -158,19 +159,14 @@ if not holder then
       token = issue_token(now_us, retention)
     end
     write_fence(token, false, retention)
-    set_lock(owner, token, 1, lease, now_us, now_us, '-')
+    set_lock(owner, token, 1, lease, now_us, '-')
     return {1, token, 1}
   end
 end
 
--- Held by another owner (or just handed to the first waiter above): when its hold ends, as its
--- value says.
-local pttl
-if holder then
-  pttl = math.max(0, math.floor(tonumber(hstamp) / 1000) + tonumber(hlease) - now_ms)
-else
-  pttl = redis.call('PTTL', KEYS[1])
-end
+-- Held by another owner (or just handed to the first waiter above): when its hold ends (0 within
+-- its last millisecond).
+local pttl = redis.call('PTTL', KEYS[1])
 if mode ~= 'try' then
   enqueue(owner, now_ms, now_us, tonumber(entry_ms), ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
   -- Mark the fence (written again, so that it outlives the wait) and the hold as having waiters,
@@ -183,7 +179,7 @@ if mode ~= 'try' then
       write_fence(token or read_fence(), true, retention)
     end
     if hwaiters ~= 'w' then
-      keep_lock(holder, htoken, hcount, hlease, hstamp, hsince, 'w', hattempt)
+      keep_lock(holder, htoken, hcount, hlease, hsince, 'w', hattempt)
     end
   end
   return {0, 0, pttl, issued()}

@@ -14,18 +14,19 @@ local function mark_waiters(waiters, retention_ms)
   if marked ~= waiters or not exists or waiters then
     write_fence(last, waiters, retention_ms)
   end
-  local owner, token, count, lease, stamp, since, flag, attempt = parse_lock(redis.call('GET', KEYS[1]))
+  local owner, token, count, lease, since, flag, attempt = parse_lock(redis.call('GET', KEYS[1]))
   if owner and (flag == 'w') ~= waiters then
-    keep_lock(owner, token, count, lease, stamp, since, waiters and 'w' or '-', attempt)
+    keep_lock(owner, token, count, lease, since, waiters and 'w' or '-', attempt)
   end
 end
 
 -- Makes `waiter`, already off the queue, the holder for `lease_ms` with a new token, marking
--- whether others still wait. Returns the token.
-local function hand_to(waiter, lease_ms, now_us, retention_ms)
+-- whether others still wait; the key first lasts `px_ms` (at most the lease) if given. Returns the
+-- token.
+local function hand_to(waiter, lease_ms, now_us, retention_ms, px_ms)
   local more = redis.call('EXISTS', QUEUE) == 1
   local token = issue_marked_token(now_us, more, retention_ms)
-  set_lock(waiter, token, 1, lease_ms, now_us, now_us, more and 'w' or '-')
+  set_lock(waiter, token, 1, lease_ms, now_us, more and 'w' or '-', nil, false, px_ms)
   return token
 end
 
@@ -48,9 +49,10 @@ local function grant_next(now_ms, now_us, retention_ms)
     return false
   end
   local lease, claim, channel = string.match(entry, '^%d+ (%d+) (%d+) (.+)$')
-  if tonumber(claim) < tonumber(lease) then
-    lease = claim
+  local first = claim
+  if tonumber(claim) > tonumber(lease) then
+    first = lease
   end
-  notify(channel, hand_to(waiter, tonumber(lease), now_us, retention_ms), waiter, KEYS[1])
+  notify(channel, hand_to(waiter, lease, now_us, retention_ms, first), waiter, KEYS[1])
   return waiter
 end

@@ -25,7 +25,7 @@ local function claim_kind(marker, what, retention_ms)
     local permits = string.match(found, '^semaphore (%d+)$')
     local is = permits and ('a semaphore of ' .. permits .. ' permits')
         or (found == 'readwrite' and 'a read-write lock')
-        or (string.find(found, '^%S+ %d+ %d+ %d+ %d+ %d+ [w-] %S+$') and 'an exclusive lock')
+        or (string.find(found, '^%S+ %d+ %d+ %d+ %d+ [w-] %S+$') and 'an exclusive lock')
         or 'a key relock did not write'
     error('WRONGKIND the name is ' .. is .. ', not ' .. what)
   end
@@ -62,10 +62,10 @@ local function soonest_end(owners)
   return soonest
 end
 
--- Makes `owner` a holder in `set` with `token`, for `lease_ms` from now (`now_us`), granted at
--- `since` (default: now).
-local function add_hold(set, owner, token, lease_ms, now_us, since)
-  redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, now_us, since or now_us, '-'), 'PX', lease_ms)
+-- Makes `owner` a holder in `set` with `token`, for `lease_ms` (first only `px_ms` from now, if
+-- given), granted at `since` (default: now, `now_us`).
+local function add_hold(set, owner, token, lease_ms, now_us, since, px_ms)
+  redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px_ms or lease_ms)
   redis.call('SADD', set, owner)
 end
 

@@ -18,7 +18,7 @@ local function lock_fields(lock)
   if type(v) ~= 'string' then
     return nil
   end
-  return string.match(v, '^(%S+) (%d+) (%d+) %d+ %d+ (%d+) [w-] %S+$')
+  return string.match(v, '^(%S+) (%d+) (%d+) %d+ (%d+) [w-] %S+$')
 end
 
 -- One lock as {owner, hold count, fencing token, pttl ms, last token issued, since us, waiter...}:

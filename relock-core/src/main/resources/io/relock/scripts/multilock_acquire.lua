@@ -62,7 +62,7 @@ for i, key in ipairs(KEYS) do
     token = last + 1
     redis.call('SET', key .. ':fence', digits(token), 'PX', retention)
   end
-  redis.call('SET', key, lock_value(ARGV[2 + i], token, 1, lease, now_text, now_text, '-'), 'PX', lease)
+  redis.call('SET', key, lock_value(ARGV[2 + i], token, 1, lease, now_text, '-'), 'PX', lease)
   reply[3 * i - 2], reply[3 * i - 1], reply[3 * i] = 1, token, 1
 end
 return reply

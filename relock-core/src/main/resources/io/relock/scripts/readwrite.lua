@@ -55,7 +55,7 @@ local function grant_waiting(now_ms, now_us, retention_ms)
     else
       forget_waiter(waiter)
       local token, serial = lane_token(lane, now_us, retention_ms)
-      add_hold(holders_of(lane), waiter, token, math.min(tonumber(lease), tonumber(claim)), now_us, serial)
+      add_hold(holders_of(lane), waiter, token, lease, now_us, serial, math.min(tonumber(lease), tonumber(claim)))
       notify(channel, token, waiter, KEYS[1] .. '#' .. lane, serial)
       handed = handed + 1
       if lane == 'w' then

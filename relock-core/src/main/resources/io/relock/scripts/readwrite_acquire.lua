@@ -39,13 +39,13 @@ local function held(token, since)
   return {3, tonumber(token), 1, tonumber(token)}
 end
 
-local holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt = hold_of(owner)
+local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = hold_of(owner)
 if holder then
   if mode == 'reenter' then
     -- The count in Redis is for operators; the client keeps the one it relies on.
     local count = tonumber(hcount) + 1
-    redis.call('SET', hold_key(owner), lock_value(owner, htoken, count, lease, now_us, hsince, hwaiters, hattempt),
-        'PX', lease)
+    redis.call('SET', hold_key(owner),
+        lock_value(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince, hwaiters, hattempt), 'PX', lease)
     return {2, tonumber(htoken), count}
   end
   if mode == 'abandon' then
@@ -54,7 +54,7 @@ if holder then
     return {-1, 0, 0}
   end
   if acked == '1' then
-    redis.call('SET', hold_key(owner), lock_value(holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt),
+    redis.call('SET', hold_key(owner), lock_value(holder, htoken, hcount, hlease, hsince, hwaiters, hattempt),
         'KEEPTTL')
   end
   return held(htoken, hsince)
@@ -82,7 +82,7 @@ if free then
     -- Others wait ahead of the caller: they go first (the caller among them, if it is queued and
     -- its turn comes).
     grant_waiting(now_ms, now_us, retention)
-    local granted, token, _, _, _, since = hold_of(owner)
+    local granted, token, _, _, since = hold_of(owner)
     if granted then
       return held(token, since)
     end

@@ -15,13 +15,13 @@
 -- @include readwrite.lua
 
 local owner, retention = ARGV[1], ARGV[3]
-local holder, token, count, lease, stamp, since, waiters, attempt = hold_of(owner)
+local holder, token, count, lease, since, waiters, attempt = hold_of(owner)
 if not holder then
   return {-1, 0}
 end
 if ARGV[2] ~= '1' then
   count = math.max(1, tonumber(count) - 1)
-  redis.call('SET', hold_key(owner), lock_value(holder, token, count, lease, stamp, since, waiters, attempt), 'KEEPTTL')
+  redis.call('SET', hold_key(owner), lock_value(holder, token, count, lease, since, waiters, attempt), 'KEEPTTL')
   return {1, count}
 end
 drop_hold(holders_of(ARGV[5]), owner)

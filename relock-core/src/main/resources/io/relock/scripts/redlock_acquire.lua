@@ -40,23 +40,23 @@ if tonumber(marker) > now then
 end
 
 local owner, lease, mode = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local holder, token, count, _, _, since, _, attempt = parse_lock(redis.call('GET', KEYS[1]))
+local holder, token, count, hlease, since, _, attempt = parse_lock(redis.call('GET', KEYS[1]))
 if mode == 'reenter' then
   if holder ~= owner then
     return {-2, 0, 0}
   end
   count = tonumber(count) + 1
-  set_lock(owner, token, count, lease, now_us, since, '-', attempt)
+  set_lock(owner, token, count, math.max(lease, tonumber(hlease)), since, '-', attempt, false, lease)
   return {2, count, 0}
 end
 
 local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if holder == owner then
-  set_lock(owner, token, count, lease, now_us, since, '-', ARGV[6])
+  set_lock(owner, token, count, math.max(lease, tonumber(hlease)), since, '-', ARGV[6], false, lease)
   return {3, fence, 0}
 end
 if not holder then
-  set_lock(owner, 0, 1, lease, now_us, now_us, '-', ARGV[6])
+  set_lock(owner, 0, 1, lease, now_us, '-', ARGV[6])
   return {1, fence, 0}
 end
 if mode == 'wait' then

@@ -10,12 +10,12 @@
 
 -- @include lockvalue.lua
 
-local owner, _, count, lease, stamp, since, waiters, attempt = parse_lock(redis.call('GET', KEYS[1]))
+local owner, _, count, lease, since, waiters, attempt = parse_lock(redis.call('GET', KEYS[1]))
 if owner ~= ARGV[1] then
   return {0}
 end
 if tonumber(redis.call('GET', KEYS[2]) or '0') < tonumber(ARGV[2]) then
   redis.call('SET', KEYS[2], ARGV[2])
 end
-keep_lock(owner, ARGV[2], count, lease, stamp, since, waiters, attempt)
+keep_lock(owner, ARGV[2], count, lease, since, waiters, attempt)
 return {1}

@@ -17,7 +17,7 @@
 -- @include lockvalue.lua
 
 if ARGV[3] ~= '1' then
-  local holder, token, count, lease, stamp, since, waiters, attempt = parse_lock(redis.call('GET', KEYS[1]))
+  local holder, token, count, lease, since, waiters, attempt = parse_lock(redis.call('GET', KEYS[1]))
   if not holder then
     return {-1, 0}
   end
@@ -26,7 +26,7 @@ if ARGV[3] ~= '1' then
   end
   if ARGV[2] ~= '1' then
     count = math.max(1, tonumber(count) - 1)
-    keep_lock(holder, token, count, lease, stamp, since, waiters, attempt)
+    keep_lock(holder, token, count, lease, since, waiters, attempt)
     return {1, count}
   end
   if ARGV[4] ~= '' and attempt ~= ARGV[4] then

@@ -17,14 +17,22 @@
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
 --   { 3, token}  passed to the successor named in ARGV[4], with this new fencing token
---   { 0, 0}      held by another owner: not touched
+--   { 0, 0}      held by another owner: left held by it (its expiry may come later than before,
+--                never sooner: see below)
 --   {-1, 0}      nobody holds it (the caller's lease expired)
 
 -- The common case first, before anything else is set up: the caller's lock, every hold at once,
--- nobody queued (the value ends in the '-' waiters mark and the '-' attempt): one command.
-local v = redis.call('GETDEL', KEYS[1])
-if v and ARGV[2] == '1' and string.sub(v, -4) == ' - -' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
-  return {2, 0}
+-- nobody queued (the value ends in the '-' waiters mark and the '-' attempt): one command. Taken
+-- with GETDEL; dropping one of several holds never frees the lock, so that only reads it.
+local all = ARGV[2] == '1'
+local v
+if all then
+  v = redis.call('GETDEL', KEYS[1])
+  if v and string.sub(v, -4) == ' - -' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+    return {2, 0}
+  end
+else
+  v = redis.call('GET', KEYS[1])
 end
 
 -- @include lockvalue.lua
@@ -32,30 +40,39 @@ end
 -- @include queue.lua
 -- @include handoff.lua
 
--- Anything else puts the lock back as it was (same value, same expiry) or hands it on.
+-- Anything else the GETDEL took that is not the caller's goes back, or the lock is handed on.
 if not v then
   return {-1, 0}
 end
-if not string.find(v, '^%S+ %d+ %d+ %d+ %d+ %d+ [w-] %S+$') then
+if not string.find(v, '^%S+ %d+ %d+ %d+ %d+ [w-] %S+$') then
   if v == 'readwrite' or string.find(v, '^semaphore %d+$') then
-    -- The caller's hold ended and the name became another kind since: put the marker back, kept
-    -- as long as markers are; the caller's hold is gone.
-    redis.call('SET', KEYS[1], v, 'PX', ARGV[3])
+    -- The caller's hold ended and the name became another kind since: the marker stays (put back,
+    -- kept as long as markers are); the caller's hold is gone.
+    if all then
+      redis.call('SET', KEYS[1], v, 'PX', ARGV[3])
+    end
     return {-1, 0}
   end
-  -- Not a lock (something else wrote the key): put it back, its expiry unknown now, and refuse.
-  redis.call('SET', KEYS[1], v)
+  -- Not a lock (something else wrote the key): left as it was, its expiry unknown if it was
+  -- taken, and refused.
+  if all then
+    redis.call('SET', KEYS[1], v)
+  end
   return redis.error_reply('WRONGTYPE the key does not hold a relock lock')
 end
-local holder, token, count, lease, stamp, since, waiters, attempt = parse_lock(v)
-local expires = math.floor(tonumber(stamp) / 1000) + tonumber(lease)
+local holder, token, count, lease, since, waiters, attempt = parse_lock(v)
 if holder ~= ARGV[1] then
-  redis.call('SET', KEYS[1], v, 'PXAT', expires)
+  -- Another owner's hold: its expiry is not in its value, but no write ever set it to more than
+  -- its lease from then (see lockvalue.lua), so a lease from now outlasts it. It may hold on that
+  -- much longer than it would have; it never ends sooner.
+  if all then
+    redis.call('SET', KEYS[1], v, 'PX', lease)
+  end
   return {0, 0}
 end
-if ARGV[2] ~= '1' then
+if not all then
   count = math.max(1, tonumber(count) - 1)
-  redis.call('SET', KEYS[1], lock_value(holder, token, count, lease, stamp, since, waiters, attempt), 'PXAT', expires)
+  keep_lock(holder, token, count, lease, since, waiters, attempt)
   return {1, count}
 end
 if waiters ~= 'w' then

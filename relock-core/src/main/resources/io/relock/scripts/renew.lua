@@ -1,37 +1,51 @@
--- renew.lua: the watchdog's batch renewal; extends every listed hold its owner still holds.
+-- renew.lua: the watchdog's batch renewal; extends every listed hold its owner still holds, for as
+-- long as a time budget allows, so that a batch never keeps Redis from other clients for longer.
 --
--- KEYS[1..n] holds (see lockvalue.lua): an exclusive lock's key, or a shared hold's (a semaphore's
---            permit, a read-write lock's reader or writer: see holders.lua)
--- ARGV[1]     the new lease in milliseconds
--- ARGV[2..n+1] the owner id expected in KEYS[i] (ARGV[i + 1])
--- ARGV[n+2]   how long a name's kind marker is kept after its last use, in milliseconds: a shared
---            hold renewed extends its name's marker, so that the marker outlives every hold
+-- KEYS[1..n]   holds (see lockvalue.lua): an exclusive lock's key, or a shared hold's (a
+--              semaphore's permit, a read-write lock's reader or writer: see holders.lua)
+-- KEYS[n+1..]  the kind markers of the shared holds' names (see holders.lua), each once: extended,
+--              so that a marker outlives every hold of its name
+-- ARGV[1]      the new lease in milliseconds: never more than the lease in the holds' values (a renewal
+--              then keeps the bound release.lua relies on, see lockvalue.lua)
+-- ARGV[2]      how long a kind marker is kept after its last use, in milliseconds
+-- ARGV[3]      the time budget in microseconds: the call stops once it has run that long (looked at
+--              every 8 holds), leaving the holds after that to the caller's next call
+-- ARGV[4..n+3] the owner id expected in KEYS[i] (ARGV[i + 3])
 --
--- Returns {r1, ..., rn}: ri = 1 if KEYS[i] was still held by its owner and was extended,
--- 0 if it was gone or held by someone else (the owner's lease is lost).
+-- Returns {elapsed, r1, ..., rk}, k <= n: elapsed the microseconds the call ran; ri = 1 if KEYS[i]
+-- was still held by its owner and was extended, 0 if it was gone or held by someone else (the
+-- owner's lease is lost). k < n when the budget ran out: KEYS[k+1..n] were not looked at.
+--
+-- Per hold: one GET and, if its value starts with the owner id, one PEXPIREAT (cheaper than
+-- PEXPIRE, which Redis 7 rewrites to it for replicas); the value is not parsed or rewritten (it
+-- holds no expiry: see lockvalue.lua). A key something else overwrote
+-- counts as one lost lease, not as an error that would fail the batch.
 
--- @include lockvalue.lua
-
+local budget = tonumber(ARGV[3])
+local n = #ARGV - 3
 local t = redis.call('TIME')
-local now_us = t[1] .. string.rep('0', 6 - #t[2]) .. t[2]
-local result = {}
-for i = 1, #KEYS do
-  -- Matched here rather than by parse_lock: a key something else overwrote is one lost lease, not
-  -- an error that would fail every other renewal of the batch.
-  local v = redis.pcall('GET', KEYS[i])
-  local owner, token, count, since, waiters, attempt
-  if type(v) == 'string' then
-    owner, token, count, since, waiters, attempt = string.match(v, '^(%S+) (%d+) (%d+) %d+ %d+ (%d+) ([w-]) (%S+)$')
-  end
-  if owner and owner == ARGV[i + 1] then
-    redis.call('SET', KEYS[i], lock_value(owner, token, count, ARGV[1], now_us, since, waiters, attempt), 'PX', ARGV[1])
-    local marker = string.match(KEYS[i], '^(.*):h:')
-    if marker and ARGV[#KEYS + 2] then
-      redis.call('PEXPIRE', marker, ARGV[#KEYS + 2])
-    end
-    result[i] = 1
+local expires_at = string.format('%d', t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[1]))
+local result = {0}
+for i = 1, n do
+  local key, owner = KEYS[i], ARGV[i + 3]
+  local v = redis.pcall('GET', key)
+  -- The owner id, then a space: compared in place (a copy of the prefix would cost more).
+  if type(v) == 'string' and string.byte(v, #owner + 1) == 32 and string.find(v, owner, 1, true) == 1 then
+    redis.call('PEXPIREAT', key, expires_at)
+    result[i + 1] = 1
   else
-    result[i] = 0
+    result[i + 1] = 0
+  end
+  if i % 8 == 0 and i < n then
+    local now = redis.call('TIME')
+    if (now[1] - t[1]) * 1000000 + (now[2] - t[2]) >= budget then
+      break
+    end
   end
 end
+for i = n + 1, #KEYS do
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+end
+local now = redis.call('TIME')
+result[1] = (now[1] - t[1]) * 1000000 + (now[2] - t[2])
 return result

@@ -26,7 +26,7 @@ local function grant_permits(permits, live, now_ms, now_us, retention_ms)
     forget_waiter(waiter)
     local lease, claim, channel = string.match(entry, '^%d+ (%d+) (%d+) (.+)$')
     local token = issue_token(now_us, retention_ms)
-    add_hold(HOLDERS, waiter, token, math.min(tonumber(lease), tonumber(claim)), now_us)
+    add_hold(HOLDERS, waiter, token, lease, now_us, nil, math.min(tonumber(lease), tonumber(claim)))
     notify(channel, token, waiter, KEYS[1] .. '#s' .. permits)
     handed = handed + 1
   end

@@ -32,7 +32,7 @@ local function issued()
   return math.max(read_fence(), now_us)
 end
 
-local holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt = hold_of(owner)
+local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = hold_of(owner)
 if holder then
   if mode == 'abandon' then
     drop_hold(HOLDERS, owner)
@@ -40,7 +40,7 @@ if holder then
     return {-1, 0, 0}
   end
   if acked == '1' then
-    redis.call('SET', hold_key(owner), lock_value(holder, htoken, hcount, hlease, hstamp, hsince, hwaiters, hattempt),
+    redis.call('SET', hold_key(owner), lock_value(holder, htoken, hcount, hlease, hsince, hwaiters, hattempt),
         'KEEPTTL')
   end
   return {3, tonumber(htoken), 1}

@@ -21,10 +21,10 @@ public record StoredLock(String owner, long token, int count, boolean waiters) {
       return null;
     }
     String[] f = value.toString().split(" ");
-    if (f.length != 8) {
+    if (f.length != 7) {
       throw new AssertionError("not a relock lock value: '" + value + "'");
     }
-    return new StoredLock(f[0], Long.parseLong(f[1]), Integer.parseInt(f[2]), f[6].equals("w"));
+    return new StoredLock(f[0], Long.parseLong(f[1]), Integer.parseInt(f[2]), f[5].equals("w"));
   }
 
   /** The lock {@code key} on {@code server}, or null if it is free there. */
@@ -42,7 +42,7 @@ public record StoredLock(String owner, long token, int count, boolean waiters) {
   public static void plant(RedisServer server, String key, String owner, long token, Duration ttl) {
     List<?> time = (List<?>) server.execute("TIME");
     long nowUs = Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString());
-    server.execute("SET", key, owner + " " + token + " 1 " + ttl.toMillis() + " " + nowUs + " " + nowUs + " - -", "PX",
+    server.execute("SET", key, owner + " " + token + " 1 " + ttl.toMillis() + " " + nowUs + " - -", "PX",
         Long.toString(ttl.toMillis()));
   }
 }

@@ -258,21 +258,6 @@ public abstract class WaitingContract extends RelockContract {
     got.close();
   }
 
-  /**
-   * A waiter told that the hold ends within the millisecond (remaining time 0, as acquire.lua
-   * reports in a hold's last millisecond) asks again at once, not after its recheck interval. The
-   * planted hold's value says its lease is over while Redis keeps the key 400 ms more, so the
-   * waiter hears 0 until then.
-   */
-  @Test
-  void aHoldEndingWithinTheMillisecond_isRecheckedAtOnce_notAtTheRecheckInterval() {
-    Relock waiter = client(b -> b.recheckInterval(NO_RECHECK));
-    redis("SET", lockKey("ending"), "someone-else 1 1 0 1 1 - -", "PX", "400");
-    LockLease got = waiter.lock("ending").acquire(PATIENCE);
-    assertThat(got.isValid()).isTrue();
-    got.close();
-  }
-
   @Test
   void timedAcquire_givesUpAfterItsWait_andLeavesNoQueueEntry() {
     Relock holder = client();

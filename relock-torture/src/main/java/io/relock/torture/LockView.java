@@ -17,16 +17,16 @@ record LockView(String lock, List<Entry> entries) {
   record Entry(String owner, String token) {
 
     /**
-     * The entry in a {@code GET} of the lock key: relock stores a held lock as one string, its
-     * first two fields the owner id and the token (see relock-core's lockvalue.lua); null for an
-     * absent key or anything else.
+     * The entry in a {@code GET} of the lock key: relock stores a held lock as one string of seven
+     * fields, its first two the owner id and the token (see relock-core's lockvalue.lua); null for
+     * an absent key or anything else.
      */
     static Entry ofValue(Object value) {
       if (!(value instanceof String s)) {
         return null;
       }
       String[] f = s.split(" ");
-      return f.length == 8 ? new Entry(f[0], f[1]) : null;
+      return f.length == 7 ? new Entry(f[0], f[1]) : null;
     }
 
     /**
