@@ -64,7 +64,7 @@ final class ScriptLimit implements LockClient, LockClient.Pipelined {
 
   /** Every hold at once, as relock releases a lease, with no successor to pass it to. */
   private static String[] releaseArgs(String owner) {
-    return ScriptCalls.release(owner, true, FENCE_RETENTION_MILLIS, null, false).toArray(new String[0]);
+    return ScriptCalls.release(owner, true, false, FENCE_RETENTION_MILLIS, null, false).toArray(new String[0]);
   }
 
   private static String[] keys(String name) {

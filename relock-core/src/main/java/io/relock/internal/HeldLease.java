@@ -27,8 +27,6 @@ final class HeldLease implements LockLease {
   final LockKeys keys;
   /** The key this hold lives under in Redis, which the watchdog renews (see {@link LockKind#holdKey}). */
   final String holdKey;
-  /** The key marking the name's kind, which renewals extend too; null for an exclusive lock. */
-  final String markerKey;
   final String owner;
   final long token;
   /**
@@ -67,7 +65,6 @@ final class HeldLease implements LockLease {
     this.state = state;
     this.keys = state.keys;
     this.holdKey = state.kind.holdKey(state.keys, owner);
-    this.markerKey = state.kind.markerKey(state.keys);
     this.owner = owner;
     this.token = token;
     this.serial = serial;

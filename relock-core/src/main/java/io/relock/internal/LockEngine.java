@@ -489,8 +489,7 @@ public final class LockEngine {
    * confirm a grant before it counts (see Acquisition#confirm), and a hand-over's confirmation.
    */
   CompletableFuture<Boolean> renewHold(LockState state, String owner, long leaseMillis) {
-    List<String> keys = ScriptCalls.renewKeys(List.of(state.kind.holdKey(state.keys, owner)),
-        java.util.Collections.singletonList(state.kind.markerKey(state.keys)));
+    List<String> keys = List.of(state.kind.holdKey(state.keys, owner));
     List<String> args = ScriptCalls.renewArgs(leaseMillis, fenceRetention, WatchdogRenewer.BUDGET_MICROS, List.of(owner));
     return scripts.run(Scripts.RENEW, keys, args, state.keys.name())
         .thenApply(reply -> ScriptCalls.Renewed.of(reply).held()[0]);
@@ -504,10 +503,16 @@ public final class LockEngine {
     return settings.replicaAcks() > 0;
   }
 
-  CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, Acquisition successor, boolean ahead) {
+  /**
+   * Runs the release script of {@code h}'s kind.
+   *
+   * @param careful whether it may well find another owner's hold (see {@link ScriptCalls#release})
+   */
+  CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, boolean careful, Acquisition successor,
+      boolean ahead) {
     LockKind kind = h.state.kind;
-    List<String> args = kind.releaseArgs(h.owner, all, fenceRetention, successor == null ? null : successor.owner,
-        ahead);
+    List<String> args = kind.releaseArgs(h.owner, all, careful, fenceRetention,
+        successor == null ? null : successor.owner, ahead);
     return scripts.run(kind.releaseScript(), h.state.scriptKeys, args, h.lockName());
   }
 

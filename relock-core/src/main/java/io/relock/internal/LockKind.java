@@ -34,14 +34,6 @@ abstract class LockKind {
   /** The key the hold of {@code owner} lives under, which the watchdog renews. */
   abstract String holdKey(LockKeys keys, String owner);
 
-  /**
-   * The key that marks the name as this kind, which a renewal of a hold extends (see holders.lua),
-   * or null where the hold's own key says what it is (an exclusive lock).
-   */
-  String markerKey(LockKeys keys) {
-    return null;
-  }
-
   abstract LuaScript acquireScript();
 
   abstract LuaScript releaseScript();
@@ -68,9 +60,15 @@ abstract class LockKind {
     return ScriptCalls.acquire(owner, leaseMillis, mode, retentionMillis, entryMillis, claimMillis, acked, channel);
   }
 
-  /** The release script's arguments. */
-  List<String> releaseArgs(String owner, boolean all, String retentionMillis, String successor, boolean ahead) {
-    return ScriptCalls.release(owner, all, retentionMillis, successor, ahead);
+  /**
+   * The release script's arguments.
+   *
+   * @param careful whether the release may well find another owner's hold (see {@link
+   *     ScriptCalls#release}); only an exclusive lock's release tells
+   */
+  List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
+      boolean ahead) {
+    return ScriptCalls.release(owner, all, careful, retentionMillis, successor, ahead);
   }
 
   /** The kind whose local state has key {@code stateKey} (as a grant notification names it). */
@@ -144,9 +142,11 @@ abstract class LockKind {
       return keys.lock() + ":h:" + owner;
     }
 
+    /** A shared hold is a key of its owner's: its release never takes another owner's. */
     @Override
-    String markerKey(LockKeys keys) {
-      return keys.lock();
+    List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
+        boolean ahead) {
+      return super.releaseArgs(owner, all, false, retentionMillis, successor, ahead);
     }
 
     @Override
@@ -230,8 +230,9 @@ abstract class LockKind {
     }
 
     @Override
-    List<String> releaseArgs(String owner, boolean all, String retentionMillis, String successor, boolean ahead) {
-      return plus(super.releaseArgs(owner, all, retentionMillis, null, false), String.valueOf(lane));
+    List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
+        boolean ahead) {
+      return plus(super.releaseArgs(owner, all, false, retentionMillis, null, false), String.valueOf(lane));
     }
 
     @Override

@@ -581,7 +581,7 @@ final class RedlockDriver implements RedisDriver {
    * looked at, and the watchdog sends the rest again.
    */
   private CompletableFuture<List<Object>> renew(List<String> keys, List<String> args) {
-    int holds = ScriptCalls.renewedHolds(args);
+    int holds = keys.size();
     return onEveryNode(n -> answer(n, n.scripts().run(Scripts.RENEW, keys, args, holds + " locks")), keys)
         .thenApply(answers -> {
           List<ScriptCalls.Renewed> replies = new ArrayList<>();

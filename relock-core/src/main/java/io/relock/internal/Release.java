@@ -69,7 +69,9 @@ final class Release {
     if (trace.isTraceEnabled()) {
       trace.trace("{} release all {} token {} to {}", hold.owner, all, hold.token, passTo == null ? "-" : passTo.owner);
     }
-    engine.runRelease(hold, all, passTo, ahead)
+    // Where the hold may well be another owner's by now, Redis reads it before taking it.
+    boolean careful = all && (outcomeUnknown || hold.lostReason() != null || sent - hold.validUntilNanos() >= 0);
+    engine.runRelease(hold, all, careful, passTo, ahead)
         .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
   }
 

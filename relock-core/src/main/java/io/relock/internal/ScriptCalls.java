@@ -39,38 +39,24 @@ public final class ScriptCalls {
   /**
    * {@code release.lua}'s arguments.
    *
+   * @param careful for a release of every hold that may well find another owner's hold: read
+   *     first rather than taken (see release.lua's '2')
    * @param successor a queued owner of this client to pass the lock to, or null
    */
-  public static List<String> release(String owner, boolean all, String retentionMillis, String successor,
-      boolean ahead) {
-    return List.of(owner, all ? "1" : "0", retentionMillis, successor == null ? "" : successor + (ahead ? " 1" : " 0"));
+  public static List<String> release(String owner, boolean all, boolean careful, String retentionMillis,
+      String successor, boolean ahead) {
+    return List.of(owner, !all ? "0" : careful ? "2" : "1", retentionMillis,
+        successor == null ? "" : successor + (ahead ? " 1" : " 0"));
   }
 
   /** {@code release.lua}'s arguments, read back: the owner and whether every hold goes. */
   record Release(String owner, boolean all) {
     static Release of(List<String> args) {
-      return new Release(args.get(0), "1".equals(args.get(1)));
+      return new Release(args.get(0), !"0".equals(args.get(1)));
     }
   }
 
-  /**
-   * {@code renew.lua}'s keys: the holds, then the kind markers of the shared holds' names, each
-   * once.
-   *
-   * @param markers each hold's marker key, or null for an exclusive lock's hold (which has none)
-   */
-  static List<String> renewKeys(List<String> holds, List<String> markers) {
-    List<String> keys = new ArrayList<>(holds.size() + 1);
-    keys.addAll(holds);
-    for (String marker : markers) {
-      if (marker != null && !keys.subList(holds.size(), keys.size()).contains(marker)) {
-        keys.add(marker);
-      }
-    }
-    return keys;
-  }
-
-  /** {@code renew.lua}'s arguments: the lease, the markers' retention, the time budget, the owners. */
+  /** {@code renew.lua}'s arguments (its keys are the holds): the lease, the kind markers' retention, the time budget, the owners. */
   static List<String> renewArgs(long leaseMillis, String markerRetentionMillis, long budgetMicros, List<String> owners) {
     List<String> args = new ArrayList<>(owners.size() + 3);
     args.add(Long.toString(leaseMillis));
@@ -78,11 +64,6 @@ public final class ScriptCalls {
     args.add(Long.toString(budgetMicros));
     args.addAll(owners);
     return args;
-  }
-
-  /** How many holds a {@code renew.lua} call of these arguments names. */
-  static int renewedHolds(List<String> args) {
-    return args.size() - 3;
   }
 
   /**

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a client checks about its server when it starts: that Redis is recent enough for relock's
- * scripts (6.2: {@code GETDEL}, {@code SET ... GET}, {@code PXAT}), and whether it may evict keys. With
+ * scripts (6.2: {@code GETDEL}, {@code SET ... GET}), and whether it may evict keys. With
  * a {@code maxmemory-policy} that evicts ({@code allkeys-*} or {@code volatile-*}), Redis under
  * memory pressure can delete a held lock's key, and a second owner gets the lock while Redis looks
  * healthy. The check reads {@code INFO} from a script, which works where {@code CONFIG} is
@@ -45,7 +45,7 @@ final class ServerCheck {
     }
     if (tooOld(version)) {
       throw new io.relock.RelockException("relock needs Redis " + OLDEST[0] + "." + OLDEST[1] + " or later (its scripts"
-          + " use GETDEL, SET ... GET and PXAT); " + (where == null ? "the server" : where) + " runs " + version);
+          + " use GETDEL and SET ... GET); " + (where == null ? "the server" : where) + " runs " + version);
     }
     if (evicts(policy)) {
       log.warn("Redis may evict keys (maxmemory-policy {}): under memory pressure it can delete a held lock "

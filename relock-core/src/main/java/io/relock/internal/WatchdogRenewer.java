@@ -38,7 +38,14 @@ final class WatchdogRenewer {
   static final long AIM_MICROS = 300;
   /** Holds in the first batch, before Redis's pace is known. */
   static final int FIRST_BATCH = 100;
-  static final int MIN_BATCH = 8;
+  /**
+   * The fewest holds a batch names, however slow Redis went: each call costs a round trip, and a
+   * tick must get through every lease. The budget still bounds each call; what it cuts off goes in
+   * the next.
+   */
+  static final int MIN_BATCH = 32;
+  /** How many holds renew.lua looks at between two looks at its budget: the fewest a call renews. */
+  static final int BUDGET_STEP = 8;
   static final int MAX_BATCH = 1000;
 
   /**
@@ -190,16 +197,14 @@ final class WatchdogRenewer {
   /** Renews what of {@code batch} the budget allows; completes with how many it looked at. */
   private CompletableFuture<Integer> renew(List<HeldLease> batch) {
     List<String> holds = new ArrayList<>(batch.size());
-    List<String> markers = new ArrayList<>(batch.size());
     List<String> owners = new ArrayList<>(batch.size());
     for (HeldLease lease : batch) {
       holds.add(lease.holdKey);
-      markers.add(lease.markerKey);
       owners.add(lease.owner);
     }
     long sent = System.nanoTime();
     String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
-    return scripts.run(Scripts.RENEW, ScriptCalls.renewKeys(holds, markers),
+    return scripts.run(Scripts.RENEW, holds,
         ScriptCalls.renewArgs(leaseMillis, markerRetention, BUDGET_MICROS, owners), what).handle((reply, error) -> {
           if (error != null) {
             // Leases keep their deadlines; if renewals keep failing, the expiry checks report them lost.

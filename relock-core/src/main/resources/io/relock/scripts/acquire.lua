@@ -103,8 +103,10 @@ if holder == owner then
       now_ms, now_us = server_time()
     end
     local count = tonumber(hcount) + 1
-    -- The value keeps the longest lease asked, so that it bounds the new expiry (see lockvalue.lua).
-    set_lock(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince, hwaiters, nil, false, lease)
+    -- Never shorter than it was: the expiry becomes the lease from now, or stays if later; the
+    -- value keeps the longest lease asked, which bounds it (see lockvalue.lua).
+    set_lock(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince, hwaiters, nil, false,
+        math.max(lease, redis.call('PTTL', KEYS[1])))
     return {2, tonumber(htoken), count}
   end
   if mode == 'abandon' then

@@ -40,7 +40,8 @@ end
 -- Hands the (free) lock to the first live waiter and tells it on its client's channel (see
 -- notify in queue.lua), so the waiter needs no further round trip. The grant first lasts
 -- only the waiter's claim time: a waiter that died while queued holds the lock up that long, not a
--- whole lease; a live one extends it if it still holds the lock by then. Returns the new owner, or
+-- whole lease (unless a release that took the lock by mistake put it back for one, see
+-- release.lua); a live one extends it if it still holds the lock by then. Returns the new owner, or
 -- false when nobody waits (the marks then say so).
 local function grant_next(now_ms, now_us, retention_ms)
   local waiter, entry = pop_live_waiter(now_ms)

@@ -14,8 +14,8 @@
 -- attempt  on a Redlock master, the acquisition attempt that took the hold (redlock_acquire.lua);
 --          '-' elsewhere
 -- One string, so that taking a free lock is one SET NX and releasing an unqueued one one GETDEL;
--- no expiry in it, so that a renewal (renew.lua) is one PEXPIRE after checking the owner, without
--- rewriting the value; and times kept as the digits TIME gives, so that the common paths never
+-- no expiry in it, so that a renewal (renew.lua) is one PEXPIREAT after checking the owner,
+-- without rewriting the value; and times kept as the digits TIME gives, so that the common paths never
 -- turn a number into text (which costs Redis more than a command).
 
 -- The fields of a lock value, as strings; nothing for a free lock (v is false). A value relock

@@ -44,8 +44,9 @@ if holder then
   if mode == 'reenter' then
     -- The count in Redis is for operators; the client keeps the one it relies on.
     local count = tonumber(hcount) + 1
-    redis.call('SET', hold_key(owner),
-        lock_value(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince, hwaiters, hattempt), 'PX', lease)
+    -- Never shorter than it was; the value keeps the longest lease asked (see lockvalue.lua).
+    redis.call('SET', hold_key(owner), lock_value(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince,
+        hwaiters, hattempt), 'PX', math.max(lease, redis.call('PTTL', hold_key(owner))))
     return {2, tonumber(htoken), count}
   end
   if mode == 'abandon' then

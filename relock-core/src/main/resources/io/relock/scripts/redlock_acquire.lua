@@ -46,7 +46,9 @@ if mode == 'reenter' then
     return {-2, 0, 0}
   end
   count = tonumber(count) + 1
-  set_lock(owner, token, count, math.max(lease, tonumber(hlease)), since, '-', attempt, false, lease)
+  -- Never shorter than it was; the value keeps the longest lease asked (see lockvalue.lua).
+  set_lock(owner, token, count, math.max(lease, tonumber(hlease)), since, '-', attempt, false,
+      math.max(lease, redis.call('PTTL', KEYS[1])))
   return {2, count, 0}
 end
 

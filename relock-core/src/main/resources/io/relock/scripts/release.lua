@@ -2,8 +2,11 @@
 --
 -- KEYS[1] the lock; its fence, queue and waiter table are named after it (see fence.lua, queue.lua)
 -- ARGV[1] owner id of the caller
--- ARGV[2] '1' to release every hold at once (the last unlock(), a lease close, an abandoned or
---         lost hold); '0' to drop one of several holds, which never frees the lock: the client
+-- ARGV[2] '1' to release every hold at once (the last unlock(), a lease close, an abandoned hold);
+--         '2' the same for a release that may well find another owner's hold (its lease known
+--         lost or past its local deadline, or an attempt sent again after a lost reply): read
+--         first and left alone if not the caller's, where '1' takes it with GETDEL and must put
+--         it back; '0' to drop one of several holds, which never frees the lock: the client
 --         sends it only while it counts more than one hold of its own, and the count kept here
 --         may run ahead of the client's after a lost reply, so it never goes below 1
 -- ARGV[3] how long the fence key is kept after its last use, in milliseconds
@@ -17,16 +20,16 @@
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
 --   { 3, token}  passed to the successor named in ARGV[4], with this new fencing token
---   { 0, 0}      held by another owner: left held by it (its expiry may come later than before,
---                never sooner: see below)
+--   { 0, 0}      held by another owner: left held by it (after '1', its expiry may come later
+--                than before, never sooner: see below)
 --   {-1, 0}      nobody holds it (the caller's lease expired)
 
 -- The common case first, before anything else is set up: the caller's lock, every hold at once,
 -- nobody queued (the value ends in the '-' waiters mark and the '-' attempt): one command. Taken
--- with GETDEL; dropping one of several holds never frees the lock, so that only reads it.
-local all = ARGV[2] == '1'
+-- with GETDEL; '2' and '0' only read it.
+local all, taken = ARGV[2] ~= '0', ARGV[2] == '1'
 local v
-if all then
+if taken then
   v = redis.call('GETDEL', KEYS[1])
   if v and string.sub(v, -4) == ' - -' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
     return {2, 0}
@@ -48,24 +51,25 @@ if not string.find(v, '^%S+ %d+ %d+ %d+ %d+ [w-] %S+$') then
   if v == 'readwrite' or string.find(v, '^semaphore %d+$') then
     -- The caller's hold ended and the name became another kind since: the marker stays (put back,
     -- kept as long as markers are); the caller's hold is gone.
-    if all then
+    if taken then
       redis.call('SET', KEYS[1], v, 'PX', ARGV[3])
     end
     return {-1, 0}
   end
   -- Not a lock (something else wrote the key): left as it was, its expiry unknown if it was
   -- taken, and refused.
-  if all then
+  if taken then
     redis.call('SET', KEYS[1], v)
   end
   return redis.error_reply('WRONGTYPE the key does not hold a relock lock')
 end
 local holder, token, count, lease, since, waiters, attempt = parse_lock(v)
 if holder ~= ARGV[1] then
-  -- Another owner's hold: its expiry is not in its value, but no write ever set it to more than
-  -- its lease from then (see lockvalue.lua), so a lease from now outlasts it. It may hold on that
-  -- much longer than it would have; it never ends sooner.
-  if all then
+  -- Another owner's hold, taken by '1': its expiry is not in its value, but no write ever set it
+  -- to more than its lease from then (see lockvalue.lua), so a lease from now outlasts it. It may
+  -- hold on longer than it would have (a whole lease where a hand-over's claim time was left),
+  -- never shorter; the client sends '2' wherever it expects this.
+  if taken then
     redis.call('SET', KEYS[1], v, 'PX', lease)
   end
   return {0, 0}
@@ -74,6 +78,9 @@ if not all then
   count = math.max(1, tonumber(count) - 1)
   keep_lock(holder, token, count, lease, since, waiters, attempt)
   return {1, count}
+end
+if not taken then
+  redis.call('DEL', KEYS[1])
 end
 if waiters ~= 'w' then
   return {2, 0}

@@ -2,12 +2,13 @@
 -- long as a time budget allows, so that a batch never keeps Redis from other clients for longer.
 --
 -- KEYS[1..n]   holds (see lockvalue.lua): an exclusive lock's key, or a shared hold's (a
---              semaphore's permit, a read-write lock's reader or writer: see holders.lua)
--- KEYS[n+1..]  the kind markers of the shared holds' names (see holders.lua), each once: extended,
---              so that a marker outlives every hold of its name
+--              semaphore's permit, a read-write lock's reader or writer: see holders.lua), which is
+--              its name's key (the kind marker) followed by ':h:' and the owner id
 -- ARGV[1]      the new lease in milliseconds: never more than the lease in the holds' values (a renewal
 --              then keeps the bound release.lua relies on, see lockvalue.lua)
--- ARGV[2]      how long a kind marker is kept after its last use, in milliseconds
+-- ARGV[2]      how long a kind marker is kept after its last use, in milliseconds: a shared hold
+--              renewed extends its name's marker (once per name and call), so that the marker
+--              outlives every hold
 -- ARGV[3]      the time budget in microseconds: the call stops once it has run that long (looked at
 --              every 8 holds), leaving the holds after that to the caller's next call
 -- ARGV[4..n+3] the owner id expected in KEYS[i] (ARGV[i + 3])
@@ -18,14 +19,15 @@
 --
 -- Per hold: one GET and, if its value starts with the owner id, one PEXPIREAT (cheaper than
 -- PEXPIRE, which Redis 7 rewrites to it for replicas); the value is not parsed or rewritten (it
--- holds no expiry: see lockvalue.lua). A key something else overwrote
--- counts as one lost lease, not as an error that would fail the batch.
+-- holds no expiry: see lockvalue.lua). A key something else overwrote counts as one lost lease,
+-- not as an error that would fail the batch.
 
 local budget = tonumber(ARGV[3])
-local n = #ARGV - 3
+local n = #KEYS
 local t = redis.call('TIME')
 local expires_at = string.format('%d', t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[1]))
 local result = {0}
+local marked = {}
 for i = 1, n do
   local key, owner = KEYS[i], ARGV[i + 3]
   local v = redis.pcall('GET', key)
@@ -33,6 +35,15 @@ for i = 1, n do
   if type(v) == 'string' and string.byte(v, #owner + 1) == 32 and string.find(v, owner, 1, true) == 1 then
     redis.call('PEXPIREAT', key, expires_at)
     result[i + 1] = 1
+    local name = #key > #owner + 3 and string.sub(key, -#owner - 3, -#owner - 1) == ':h:'
+        and string.sub(key, 1, -#owner - 4)
+    if name and not marked[name] then
+      marked[name] = true
+      local kind = redis.pcall('GET', name)
+      if kind == 'readwrite' or (type(kind) == 'string' and string.find(kind, '^semaphore %d+$')) then
+        redis.call('PEXPIRE', name, ARGV[2])
+      end
+    end
   else
     result[i + 1] = 0
   end
@@ -42,9 +53,6 @@ for i = 1, n do
       break
     end
   end
-end
-for i = n + 1, #KEYS do
-  redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
 local now = redis.call('TIME')
 result[1] = (now[1] - t[1]) * 1000000 + (now[2] - t[2])

@@ -15,9 +15,9 @@ public final class TestAccess {
     return LockEngine.PASSES_AHEAD;
   }
 
-  /** The fewest holds a renewal batch names (when Redis is slowest). */
-  public static int smallestRenewalBatch() {
-    return WatchdogRenewer.MIN_BATCH;
+  /** The fewest holds a renewal call looks at (when Redis is slowest, its budget cuts it there). */
+  public static int fewestRenewedPerCall() {
+    return WatchdogRenewer.BUDGET_STEP;
   }
 
   /** How many lock names {@code client} keeps local state for. */
