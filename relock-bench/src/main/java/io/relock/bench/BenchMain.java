@@ -48,6 +48,11 @@ public final class BenchMain implements Callable<Integer> {
       + " About three minutes (--short: under one).")
   boolean client;
 
+  @Option(names = "--redis-cpu", description = "Instead of the Redis locks' run: what one uncontended lock and unlock"
+      + " costs Redis, relock beside the recipe, from Redis's own counters (INFO cpu and commandstats), one thread"
+      + " in this process, alternating windows.")
+  boolean redisCpu;
+
   @Option(names = "--family-rows", split = ",", paramLabel = "ROW",
       description = "The lock family rows to run (implies --family; default: rw-read-heavy,rw-write-heavy,semaphore-5):"
           + " rw-read-heavy, rw-write-heavy, rw-<N> (N% reads), semaphore-<N> (N permits).")
@@ -183,6 +188,13 @@ public final class BenchMain implements Callable<Integer> {
       try (BenchRedis redis = BenchRedis.open(redisUrl)) {
         log.println("relock bench --client: " + Machine.describe(redis).oneLine());
         new ClientCost(shortRun).run(redis.target().uri(), log);
+      }
+      return 0;
+    }
+    if (redisCpu) {
+      try (BenchRedis redis = BenchRedis.open(redisUrl)) {
+        log.println("relock bench --redis-cpu: " + Machine.describe(redis).oneLine());
+        new RedisCost(shortRun).run(redis, log);
       }
       return 0;
     }

@@ -214,6 +214,11 @@ final class BenchRedis implements AutoCloseable {
     return Long.parseLong(RedisInfo.parse(admin.info("memory")).field("used_memory"));
   }
 
+  /** Zeroes the primaries' counters ({@code CONFIG RESETSTAT}), so that run times start from nothing. */
+  void resetStats() {
+    primaries.forEach(n -> n.admin().configResetstat());
+  }
+
   /** Keys in all primaries. */
   long dbSize() {
     return primaries.stream().mapToLong(n -> n.admin().dbsize()).sum();

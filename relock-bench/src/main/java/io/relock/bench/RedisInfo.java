@@ -39,10 +39,12 @@ public final class RedisInfo {
       "bzpopmax", "bzmpop", "xread", "xreadgroup");
 
   private final Map<String, Long> commandCalls;
+  private final Map<String, Long> commandMicros;
   private final Map<String, String> fields;
 
-  private RedisInfo(Map<String, Long> commandCalls, Map<String, String> fields) {
+  private RedisInfo(Map<String, Long> commandCalls, Map<String, Long> commandMicros, Map<String, String> fields) {
     this.commandCalls = commandCalls;
+    this.commandMicros = commandMicros;
     this.fields = fields;
   }
 
@@ -52,6 +54,7 @@ public final class RedisInfo {
    */
   public static RedisInfo parse(String info) {
     Map<String, Long> calls = new TreeMap<>();
+    Map<String, Long> micros = new TreeMap<>();
     Map<String, String> fields = new LinkedHashMap<>();
     for (String raw : info.split("\r?\n")) {
       String line = raw.trim();
@@ -71,11 +74,13 @@ public final class RedisInfo {
           command = command.substring(0, bar);
         }
         calls.merge(command, callsOf(value), Long::sum);
+        micros.merge(command, fieldOf(value, "usec"), Long::sum);
       } else {
         fields.put(key, value);
       }
     }
-    return new RedisInfo(Collections.unmodifiableMap(calls), Collections.unmodifiableMap(fields));
+    return new RedisInfo(Collections.unmodifiableMap(calls), Collections.unmodifiableMap(micros),
+        Collections.unmodifiableMap(fields));
   }
 
   private static long callsOf(String stat) {
@@ -85,6 +90,16 @@ public final class RedisInfo {
       }
     }
     throw new IllegalArgumentException("no calls= in commandstats entry: " + stat);
+  }
+
+  /** A numeric field of a commandstats entry ({@code usec=...}); 0 if absent. */
+  private static long fieldOf(String stat, String name) {
+    for (String part : stat.split(",")) {
+      if (part.startsWith(name + "=")) {
+        return Long.parseLong(part.substring(name.length() + 1));
+      }
+    }
+    return 0;
   }
 
   /**
@@ -99,6 +114,8 @@ public final class RedisInfo {
     }
     Map<String, Long> calls = new TreeMap<>();
     primaries.forEach(p -> p.commandCalls.forEach((k, v) -> calls.merge(k, v, Long::sum)));
+    Map<String, Long> micros = new TreeMap<>();
+    primaries.forEach(p -> p.commandMicros.forEach((k, v) -> micros.merge(k, v, Long::sum)));
     Map<String, String> fields = new LinkedHashMap<>(primaries.get(0).fields);
     for (String cpu : List.of("used_cpu_user", "used_cpu_sys")) {
       double sum = 0;
@@ -110,12 +127,22 @@ public final class RedisInfo {
       }
       fields.put(cpu, Double.toString(sum));
     }
-    return new RedisInfo(Collections.unmodifiableMap(calls), Collections.unmodifiableMap(fields));
+    return new RedisInfo(Collections.unmodifiableMap(calls), Collections.unmodifiableMap(micros),
+        Collections.unmodifiableMap(fields));
   }
 
   /** Calls per command name since the server started or its stats were reset. */
   public Map<String, Long> commandCalls() {
     return commandCalls;
+  }
+
+  /**
+   * Run time per command name (commandstats {@code usec}) since the server started or its stats
+   * were reset, in microseconds; a script's own includes the commands it ran, which are also
+   * counted under their names.
+   */
+  public Map<String, Long> commandMicros() {
+    return commandMicros;
   }
 
   /** CPU time of the server process, user plus system, in seconds. */

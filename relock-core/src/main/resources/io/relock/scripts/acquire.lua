@@ -72,13 +72,15 @@ if t then
   now_ms, now_us = math.floor(t[1] * 1000 + t[2] / 1000), tonumber(now_us_text)
   local waiters, fenced
   token, waiters, fenced = settle_fence(swapped, now_us, retention)
-  if not fenced and redis.call('EXISTS', QUEUE) == 1 then
+  -- Without a fence, whether anyone is queued is asked once: the queue may outlive the fence.
+  local queued = not fenced and redis.call('EXISTS', QUEUE) == 1
+  if queued then
     -- The fence had expired while waiters are queued: its waiters mark must come back with it.
     write_fence(token, true, retention)
     waiters = true
   end
   marked = waiters
-  if not waiters and not tried and (fenced or redis.call('EXISTS', QUEUE) == 0) then
+  if not waiters and not tried then
     if set_lock(owner, token, 1, lease, now_us, '-', nil, true) then
       return {1, token, 1}
     end

@@ -1,0 +1,117 @@
+package io.relock.bench;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code --redis-cpu} run: what one uncontended lock and unlock costs Redis, relock beside the
+ * articles' recipe ({@code SET NX PX}, then a compare-and-delete script), read from Redis's own
+ * counters rather than from a scratch script. One thread in this process takes and releases a
+ * lock of its own (eight names in turn) through the bench's {@link LockClient} of each, so each
+ * operation is two round trips for both. Windows alternate between the implementations; before
+ * each, {@code CONFIG RESETSTAT}, after it {@code INFO}:
+ * <ul>
+ *   <li>Redis CPU per lock and unlock: the server's user and system CPU ({@code INFO cpu}), which
+ *       includes reading and answering the two calls;
+ *   <li>command time per lock and unlock: the run time Redis counts for the commands the client
+ *       sent ({@code INFO commandstats}; a script's inner commands are inside its own);
+ *   <li>commands per lock and unlock, the scripts' inner ones included, and how many of each.
+ * </ul>
+ * Each figure is the median of its windows after one window of warm-up each.
+ */
+final class RedisCost {
+  private static final List<Implementation> COMPARED = List.of(Implementation.RELOCK, Implementation.RECIPE);
+  private static final int NAMES = 8;
+
+  private final int windows;
+  private final int opsPerWindow;
+
+  RedisCost(boolean shortRun) {
+    this.windows = shortRun ? 3 : 7;
+    this.opsPerWindow = shortRun ? 5_000 : 20_000;
+  }
+
+  /** One window of one implementation: per lock and unlock. */
+  record Window(double cpuMicros, double commandMicros, double commands, String eachCommand) {}
+
+  /** The run's figures, per implementation, the windows of each in order. */
+  Map<Implementation, List<Window>> run(BenchRedis redis, PrintStream log) throws Exception {
+    Map<Implementation, LockClient> clients = new LinkedHashMap<>();
+    Map<Implementation, List<Window>> measured = new LinkedHashMap<>();
+    try {
+      for (Implementation impl : COMPARED) {
+        clients.put(impl, impl.open(redis.target(), Duration.ofSeconds(30), null));
+        measured.put(impl, new ArrayList<>());
+        window(redis, impl, clients.get(impl)); // warm-up
+      }
+      for (int w = 0; w < windows; w++) {
+        for (Implementation impl : COMPARED) {
+          measured.get(impl).add(window(redis, impl, clients.get(impl)));
+        }
+      }
+    } finally {
+      for (LockClient c : clients.values()) {
+        c.close();
+      }
+    }
+    Table table = new Table("Redis cost of one uncontended lock and unlock, one thread (median of " + windows
+        + " windows of " + opsPerWindow + "; range in brackets)", List.of("implementation", "Redis CPU us",
+        "command time us", "commands", "of which"));
+    for (Implementation impl : COMPARED) {
+      List<Window> ws = measured.get(impl);
+      Spread cpu = Spread.of(ws.stream().mapToDouble(Window::cpuMicros).toArray());
+      Spread cmd = Spread.of(ws.stream().mapToDouble(Window::commandMicros).toArray());
+      Spread n = Spread.of(ws.stream().mapToDouble(Window::commands).toArray());
+      Window last = ws.get(ws.size() - 1);
+      table.add(impl.id(), cell(cpu), cell(cmd), Results.num(n.median(), 2), last.eachCommand());
+    }
+    log.println(table.toText());
+    double cpuRatio = median(measured.get(Implementation.RELOCK), Window::cpuMicros)
+        / median(measured.get(Implementation.RECIPE), Window::cpuMicros);
+    double cmdRatio = median(measured.get(Implementation.RELOCK), Window::commandMicros)
+        / median(measured.get(Implementation.RECIPE), Window::commandMicros);
+    log.printf(Locale.ROOT, "bench: redis_cpu relock_cpu_vs_recipe=%.2f relock_command_time_vs_recipe=%.2f"
+        + " relock_commands=%.2f%n", cpuRatio, cmdRatio, median(measured.get(Implementation.RELOCK), Window::commands));
+    return measured;
+  }
+
+  private static String cell(Spread s) {
+    return String.format(Locale.ROOT, "%,.1f (%s)", s.median(), s.rangeText(1));
+  }
+
+  private static double median(List<Window> ws, java.util.function.ToDoubleFunction<Window> f) {
+    return Spread.of(ws.stream().mapToDouble(f).toArray()).median();
+  }
+
+  private Window window(BenchRedis redis, Implementation impl, LockClient client) throws Exception {
+    List<LockClient.BenchLock> locks = new ArrayList<>();
+    for (int i = 0; i < NAMES; i++) {
+      locks.add(client.lock("redis-cost-" + impl.id() + "-" + i));
+    }
+    redis.resetStats();
+    RedisInfo before = redis.info();
+    for (int i = 0; i < opsPerWindow; i++) {
+      locks.get(i % NAMES).acquire().release();
+    }
+    RedisInfo after = redis.info();
+    Map<String, Long> calls = after.since(before).withoutHarness();
+    Map<String, Long> usec = new TreeMap<>(after.commandMicros());
+    usec.keySet().removeIf(c -> RedisInfo.isHarness(c) || !RedisInfo.isClientOnly(c) && !impl.directDataCommands()
+        .contains(c));
+    long all = 0;
+    List<String> each = new ArrayList<>();
+    for (Map.Entry<String, Long> e : calls.entrySet()) {
+      all += e.getValue();
+      each.add(e.getKey() + " " + Results.num((double) e.getValue() / opsPerWindow, 1));
+    }
+    double n = opsPerWindow;
+    return new Window((after.cpuSeconds() - before.cpuSeconds()) * 1e6 / n,
+        usec.values().stream().mapToLong(Long::longValue).sum() / n, all / n, String.join(", ", each));
+  }
+}
