@@ -53,6 +53,10 @@ public final class BenchMain implements Callable<Integer> {
       + " in this process, alternating windows.")
   boolean redisCpu;
 
+  @Option(names = "--cold", description = "Instead of the Redis locks' run: how soon a fresh JVM holds its first lock,"
+      + " relock beside Redisson, in fresh JVMs taking turns (4 rounds; 2 with --short).")
+  boolean cold;
+
   @Option(names = "--family-rows", split = ",", paramLabel = "ROW",
       description = "The lock family rows to run (implies --family; default: rw-read-heavy,rw-write-heavy,semaphore-5):"
           + " rw-read-heavy, rw-write-heavy, rw-<N> (N% reads), semaphore-<N> (N permits).")
@@ -188,6 +192,15 @@ public final class BenchMain implements Callable<Integer> {
       try (BenchRedis redis = BenchRedis.open(redisUrl)) {
         log.println("relock bench --client: " + Machine.describe(redis).oneLine());
         new ClientCost(shortRun).run(redis.target().uri(), log);
+      }
+      return 0;
+    }
+    if (cold) {
+      try (BenchRedis redis = BenchRedis.open(redisUrl)) {
+        log.println("relock bench --cold: " + Machine.describe(redis).oneLine());
+        Path coldLogs = outDir().resolve("cold");
+        java.nio.file.Files.createDirectories(coldLogs);
+        new ColdStart(shortRun).run(redis, coldLogs, log);
       }
       return 0;
     }
