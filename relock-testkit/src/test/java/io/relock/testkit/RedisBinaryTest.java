@@ -82,13 +82,13 @@ class RedisBinaryTest {
 
     @Test
     void envVarEmbedded_choosesTheEmbeddedBinary_evenWithOneOnThePath() throws Exception {
-        String os = System.getProperty("os.name");
-        String arch = System.getProperty("os.arch");
-        assumeTrue(RedisBinary.embeddedResourceName(os, arch) != null, "embedded-redis has no binary for " + arch);
         Path pathDir = temp.resolve("path");
         fakeExecutable(pathDir, "redis-server");
+        assumeTrue(RedisBinary.embeddedResourceName(System.getProperty("os.name"), System.getProperty("os.arch")) != null,
+                "embedded-redis has no binary for this platform");
 
-        RedisBinary.Located located = RedisBinary.locate("embedded", pathDir.toString(), os, arch, temp.resolve("cache"));
+        RedisBinary.Located located = RedisBinary.locate("embedded", pathDir.toString(), System.getProperty("os.name"),
+                System.getProperty("os.arch"), temp.resolve("cache"));
 
         assertThat(located.path().getParent()).isEqualTo(temp.resolve("cache"));
         assertThat(located.source()).startsWith("embedded ").contains("RELOCK_REDIS_SERVER=embedded");
