@@ -39,6 +39,15 @@ class RelockBuilderTest {
   }
 
   @Test
+  void keyPrefix_withABrace_isRejectedNamingIt() {
+    assertThatThrownBy(() -> Relock.builder().keyPrefix("app{1}:"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'app{1}:'").hasMessageContaining("'{'");
+    assertThatThrownBy(() -> Relock.builder().keyPrefix("app}:"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'app}:'");
+    Relock.builder().keyPrefix("jobs:h:"); // the other separators are fine
+  }
+
+  @Test
   void sentinelUri_namingOneSentinelTwice_isRejected() {
     assertThatThrownBy(() -> Relock.builder().uri("redis-sentinel://h1,H1:26379#m"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -33,6 +33,12 @@ public final class Checks {
       throw new IllegalArgumentException("keyPrefix is " + bytes + " UTF-8 bytes, over the limit of "
           + MAX_PREFIX_BYTES + ": '" + abbreviate(prefix) + "'");
     }
+    if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      // A lock key's hash tag is the name's; a brace in the prefix would change the key's Redis
+      // Cluster slot and the closing brace the scripts find a lock's own keys by.
+      throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (the lock name's hash tag follows it): '"
+          + abbreviate(prefix) + "'");
+    }
     return prefix;
   }
 

@@ -102,7 +102,7 @@ public final class LockEngine {
     this.sharded = driver.hasShardedPubSub();
     this.grantChannel = sharded ? SHARDED_CHANNEL : channel;
     this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck,
-        driver.isClustered(), listeners, fenceRetention);
+        driver.isClustered(), listeners);
     this.inspector = new LockInspector(driver, scripts, settings);
   }
 
@@ -345,7 +345,8 @@ public final class LockEngine {
       throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
     }
     String companion = null;
-    if (threadId >= 0 && kind == LockKind.WRITE && threadHold(LockKind.READ, name, threadId) != null) {
+    if (threadId >= 0 && kind == LockKind.WRITE && threadHold(LockKind.READ, name, threadId) != null
+        && threadHold(LockKind.WRITE, name, threadId) == null) {
       throw new IllegalMonitorStateException("the current thread holds the read lock of '" + name + "': taking the"
           + " write lock too would wait for itself; unlock the read lock first (a writer may take the read lock,"
           + " not the reverse)");
@@ -490,7 +491,7 @@ public final class LockEngine {
    */
   CompletableFuture<Boolean> renewHold(LockState state, String owner, long leaseMillis) {
     List<String> keys = List.of(state.kind.holdKey(state.keys, owner));
-    List<String> args = ScriptCalls.renewArgs(leaseMillis, fenceRetention, WatchdogRenewer.BUDGET_MICROS, List.of(owner));
+    List<String> args = ScriptCalls.renewArgs(leaseMillis, WatchdogRenewer.BUDGET_MICROS, List.of(owner));
     return scripts.run(Scripts.RENEW, keys, args, state.keys.name())
         .thenApply(reply -> ScriptCalls.Renewed.of(reply).held()[0]);
   }

@@ -56,11 +56,10 @@ public final class ScriptCalls {
     }
   }
 
-  /** {@code renew.lua}'s arguments (its keys are the holds): the lease, the kind markers' retention, the time budget, the owners. */
-  static List<String> renewArgs(long leaseMillis, String markerRetentionMillis, long budgetMicros, List<String> owners) {
-    List<String> args = new ArrayList<>(owners.size() + 3);
+  /** {@code renew.lua}'s arguments (its keys are the holds): the lease, the time budget, the owners. */
+  static List<String> renewArgs(long leaseMillis, long budgetMicros, List<String> owners) {
+    List<String> args = new ArrayList<>(owners.size() + 2);
     args.add(Long.toString(leaseMillis));
-    args.add(markerRetentionMillis);
     args.add(Long.toString(budgetMicros));
     args.addAll(owners);
     return args;

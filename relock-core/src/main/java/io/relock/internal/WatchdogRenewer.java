@@ -63,8 +63,6 @@ final class WatchdogRenewer {
   private final Consumer<HeldLease> armExpiryCheck;
   private final boolean perSlot;
   private final Listeners listeners;
-  /** How long a shared hold's kind marker is kept (see renew.lua), in milliseconds. */
-  private final String markerRetention;
   /** Leases that had missed a renewal when the last tick began; see {@link io.relock.RelockStats}. */
   private volatile int leasesAtRisk;
   /** See {@link #batchSize()}. */
@@ -77,10 +75,9 @@ final class WatchdogRenewer {
    * @param perSlot whether batches must keep to one Redis Cluster slot each
    */
   WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis,
-      Consumer<HeldLease> armExpiryCheck, boolean perSlot, Listeners listeners, String markerRetention) {
+      Consumer<HeldLease> armExpiryCheck, boolean perSlot, Listeners listeners) {
     this.scripts = scripts;
     this.listeners = listeners;
-    this.markerRetention = markerRetention;
     this.perSlot = perSlot;
     this.armExpiryCheck = armExpiryCheck;
     this.scheduler = scheduler;
@@ -205,7 +202,7 @@ final class WatchdogRenewer {
     long sent = System.nanoTime();
     String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
     return scripts.run(Scripts.RENEW, holds,
-        ScriptCalls.renewArgs(leaseMillis, markerRetention, BUDGET_MICROS, owners), what).handle((reply, error) -> {
+        ScriptCalls.renewArgs(leaseMillis, BUDGET_MICROS, owners), what).handle((reply, error) -> {
           if (error != null) {
             // Leases keep their deadlines; if renewals keep failing, the expiry checks report them lost.
             log.warn("watchdog could not renew {}: {}", what, error.getMessage());

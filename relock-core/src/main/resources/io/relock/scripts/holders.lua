@@ -4,21 +4,47 @@
 -- fence.lua and queue.lua).
 --
 -- KEYS[1] marks the name's kind, so that one name is never used as two kinds at once: "semaphore
--- <permits>" or "readwrite", kept for the fence retention after its last use, which every
--- acquisition, release and renewal of a hold of the name extends (an exclusive lock keeps its
--- value there instead, see lockvalue.lua). Each hold is a key of its own, named after
--- KEYS[1] and so in its Redis Cluster slot:
+-- <permits>" or "readwrite" (an exclusive lock keeps its value there instead, see lockvalue.lua).
+-- Each hold is a key of its own, named after KEYS[1] and so in its Redis Cluster slot:
 --   HOLD    KEYS[1] .. ':h:' .. owner: the hold's value (see lockvalue.lua), expiring with its
 --           lease, so that a holder that died gives its hold back at the lease's end
--- and sets of holders index them (a semaphore's KEYS[1] .. ':holders'; a read-write lock's
--- KEYS[1] .. ':r' and KEYS[1] .. ':w'): a member whose hold key expired is removed when met.
+-- and sets of holders index them (NAME_SETS: a semaphore's KEYS[1] .. ':holders'; a read-write
+-- lock's KEYS[1] .. ':r' and KEYS[1] .. ':w'): a member whose hold key expired is removed when met.
+--
+-- Every key here expires, and none before what depends on it: the marker lasts at least the fence
+-- retention after its last acquisition or release, and never ends before a hold or a queue entry
+-- of the name (else another kind could take the name beside them); each holder set lasts at least
+-- as long as the marker (else a hold would drop out of its set and be overlooked). Expiries are
+-- only ever raised (keep_name); renew.lua keeps the same rule.
+
+-- The holder sets of the name's kind: filled by semaphore.lua or readwrite.lua.
+local NAME_SETS = {}
 
 local function hold_key(owner)
   return KEYS[1] .. ':h:' .. owner
 end
 
--- Checks that the name is of kind `marker` (or unused) and marks it so for `retention_ms` more.
--- `what` describes the kind for the error, such as "a semaphore of 5 permits".
+-- Raises the expiry of `key` to `ms` from now where it would end sooner (or has none); never
+-- lowers it. Returns the key's time to live after that (-2: there is no such key).
+local function keep_at_least(key, ms)
+  local pttl = redis.call('PTTL', key)
+  if pttl ~= -2 and pttl < tonumber(ms) then
+    redis.call('PEXPIRE', key, ms)
+    return tonumber(ms)
+  end
+  return pttl
+end
+
+-- Keeps the name's marker at least `ms` more, and its holder sets at least as long as it.
+local function keep_name(ms)
+  local ttl = keep_at_least(KEYS[1], ms)
+  for _, set in ipairs(NAME_SETS) do
+    keep_at_least(set, ttl)
+  end
+end
+
+-- Checks that the name is of kind `marker` (or unused) and marks it so for at least `retention_ms`
+-- more. `what` describes the kind for the error, such as "a semaphore of 5 permits".
 local function claim_kind(marker, what, retention_ms)
   local found = redis.call('GET', KEYS[1])
   if found and found ~= marker then
@@ -29,12 +55,19 @@ local function claim_kind(marker, what, retention_ms)
         or 'a key relock did not write'
     error('WRONGKIND the name is ' .. is .. ', not ' .. what)
   end
-  if not found and redis.call('EXISTS', KEYS[1] .. ':q') == 1 then
+  if found then
+    keep_name(retention_ms)
+    return
+  end
+  if redis.call('EXISTS', KEYS[1] .. ':q') == 1 then
     -- No marker, yet waiters: an exclusive lock's (which keeps no marker), whose holder is gone
     -- and whose next holder is not granted yet.
     error('WRONGKIND the name has waiters of an exclusive lock, not ' .. what)
   end
   redis.call('SET', KEYS[1], marker, 'PX', retention_ms)
+  for _, set in ipairs(NAME_SETS) do
+    keep_at_least(set, retention_ms) -- left by holds whose marker Redis lost (a restart, a failover)
+  end
 end
 
 -- The members of holder set `set` whose hold is still there; the others leave the set.
@@ -63,10 +96,11 @@ local function soonest_end(owners)
 end
 
 -- Makes `owner` a holder in `set` with `token`, for `lease_ms` (first only `px_ms` from now, if
--- given), granted at `since` (default: now, `now_us`).
+-- given), granted at `since` (default: now, `now_us`). The marker and the set outlast the lease.
 local function add_hold(set, owner, token, lease_ms, now_us, since, px_ms)
   redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px_ms or lease_ms)
   redis.call('SADD', set, owner)
+  keep_name(lease_ms)
 end
 
 -- The hold of `owner`, parsed (see parse_lock); nothing if it has none.

@@ -7,32 +7,45 @@
 -- Waiters of both lanes share one queue, served in arrival order; an entry names its lane.
 -- Fencing tokens: every grant, read or write, is issued a new value of the fence (see fence.lua),
 -- its serial (see queue.lua), larger than every earlier one of the name. A write hold's token is
--- its serial, which LAST_WRITE keeps. A read hold's token is the last write's (LAST_WRITE), so that
--- a resource can refuse a read older than a write it has seen; where LAST_WRITE is gone (Redis
--- lost it, or no write for the fence retention), its own serial, which is above every earlier
--- write's too. A read hold keeps its serial as its 'since' (the server time of the grant, unless
--- the clock is behind the fence).
+-- its serial. A read hold's token is its read epoch's: a reader granted while no other reader
+-- holds opens an epoch, whose token is that reader's serial; a reader granted while others hold
+-- joins their epoch and carries the same token (its own serial tells its grants apart, see
+-- queue.lua's notify). No writer is granted while a reader holds, so every write granted before an
+-- epoch has a lower token than the epoch's, and every write granted after it a higher one. A
+-- resource that refuses an operation whose token is lower than the highest it has accepted, reads
+-- and writes alike, thus refuses a writer whose lease ran out once a reader granted after it has
+-- read, and a reader whose lease ran out once a later writer has worked; the readers of one epoch
+-- share a token and so never refuse one another. A writer's downgrade (it takes the read lock
+-- while it holds the write lock) opens an epoch above its own write token. A read hold keeps its
+-- serial as its 'since' (the server time of the grant, unless the clock is behind the fence).
 
-local READERS, WRITERS, LAST_WRITE = KEYS[1] .. ':r', KEYS[1] .. ':w', KEYS[1] .. ':lw'
+local READERS, WRITERS = KEYS[1] .. ':r', KEYS[1] .. ':w'
+NAME_SETS[1], NAME_SETS[2] = READERS, WRITERS
 
 -- The set of a lane ('r' or 'w').
 local function holders_of(lane)
   return lane == 'r' and READERS or WRITERS
 end
 
--- The token a hold of `lane` gets, and the serial of its grant.
-local function lane_token(lane, now_us, retention_ms)
+-- The token of the read epoch that `readers` (live read holders, who share it) hold; nil if none.
+local function read_epoch(readers)
+  for _, reader in ipairs(readers) do
+    local _, token = hold_of(reader)
+    if token then
+      return tonumber(token)
+    end
+  end
+  return nil
+end
+
+-- The token a hold of `lane` gets, and the serial of its grant; `epoch` is the token of the
+-- readers holding now (nil if none), which a reader joins.
+local function lane_token(lane, epoch, now_us, retention_ms)
   local serial = issue_token(now_us, retention_ms)
-  if lane == 'w' then
-    redis.call('SET', LAST_WRITE, digits(serial), 'PX', retention_ms)
-    return serial, serial
+  if lane == 'r' and epoch then
+    return epoch, serial
   end
-  local last = redis.call('GET', LAST_WRITE)
-  if not last then
-    return serial, serial
-  end
-  redis.call('PEXPIRE', LAST_WRITE, retention_ms)
-  return tonumber(last), serial
+  return serial, serial
 end
 
 -- Hands the lock on in arrival order while it can: a writer at the head of the queue when nobody
@@ -40,7 +53,8 @@ end
 -- Each is told on its channel; a grant first lasts only the waiter's claim time (see
 -- handoff.lua). Returns how many were handed.
 local function grant_waiting(now_ms, now_us, retention_ms)
-  local writers, readers = #live_holders(WRITERS), #live_holders(READERS)
+  local writers, readers = #live_holders(WRITERS), live_holders(READERS)
+  local epoch = read_epoch(readers)
   local handed = 0
   while writers == 0 do
     local waiter, entry = first_live_waiter(now_ms)
@@ -50,18 +64,18 @@ local function grant_waiting(now_ms, now_us, retention_ms)
     local lease, claim, lane, channel = string.match(entry, '^%d+ (%d+) (%d+) ([rw]) (.+)$')
     if not lane then
       forget_waiter(waiter) -- not a read-write lock's waiter (see claim_kind in holders.lua): skipped
-    elseif lane == 'w' and readers > 0 then
+    elseif lane == 'w' and epoch then -- an epoch: readers hold
       break
     else
       forget_waiter(waiter)
-      local token, serial = lane_token(lane, now_us, retention_ms)
+      local token, serial = lane_token(lane, epoch, now_us, retention_ms)
       add_hold(holders_of(lane), waiter, token, lease, now_us, serial, math.min(tonumber(lease), tonumber(claim)))
       notify(channel, token, waiter, KEYS[1] .. '#' .. lane, serial)
       handed = handed + 1
       if lane == 'w' then
         writers = 1
       else
-        readers = readers + 1
+        epoch = token
       end
     end
   end

@@ -8,11 +8,13 @@
 -- ARGV[6] the lane: 'r' to read (shared with other readers), 'w' to write (alone)
 -- ARGV[7] for a reader: the owner id of the same thread's write hold, or '': a thread that holds
 --         the lock to write may take it to read as well (then let go of the write hold: a
---         downgrade), ahead of the queue
+--         downgrade), ahead of the queue, in a read epoch of its own (see readwrite.lua)
 --
 -- Returns as acquire.lua, but {1, token, 1, serial} and {3, token, 1, serial} also carry the
--- grant's serial, which for a reader is not its token (see readwrite.lua). Waiters are served in arrival order, readers
--- and writers alike, so a stream of readers cannot starve a writer, nor the reverse.
+-- grant's serial, which for a reader that joined a read epoch is not its token (see readwrite.lua).
+-- Waiters are served in arrival order, readers and writers alike, so a stream of readers cannot
+-- starve a writer, nor the reverse; a caller that finds the lock free once those ahead of it are
+-- served is served too.
 
 -- @include lockvalue.lua
 -- @include fence.lua
@@ -45,8 +47,10 @@ if holder then
     -- The count in Redis is for operators; the client keeps the one it relies on.
     local count = tonumber(hcount) + 1
     -- Never shorter than it was; the value keeps the longest lease asked (see lockvalue.lua).
+    local px = math.max(lease, redis.call('PTTL', hold_key(owner)))
     redis.call('SET', hold_key(owner), lock_value(owner, htoken, count, math.max(lease, tonumber(hlease)), hsince,
-        hwaiters, hattempt), 'PX', math.max(lease, redis.call('PTTL', hold_key(owner))))
+        hwaiters, hattempt), 'PX', px)
+    keep_name(px)
     return {2, tonumber(htoken), count}
   end
   if mode == 'abandon' then
@@ -76,20 +80,26 @@ end
 
 local writers, readers = live_holders(WRITERS), live_holders(READERS)
 local downgrade = lane == 'r' and #writers == 1 and writers[1] == ARGV[7]
-local free = (lane == 'w' and #writers == 0 and #readers == 0) or (lane == 'r' and (#writers == 0 or downgrade))
-if free then
+local function free()
+  return (lane == 'w' and #writers == 0 and #readers == 0) or (lane == 'r' and (#writers == 0 or downgrade))
+end
+if free() then
   local first = first_live_waiter(now_ms)
   if first and first ~= owner and not downgrade then
     -- Others wait ahead of the caller: they go first (the caller among them, if it is queued and
-    -- its turn comes).
+    -- its turn comes); if that leaves the lock free for the caller with nobody ahead, it goes too.
     grant_waiting(now_ms, now_us, retention)
     local granted, token, _, _, since = hold_of(owner)
     if granted then
       return held(token, since)
     end
-  else
+    writers, readers = live_holders(WRITERS), live_holders(READERS)
+    first = first_live_waiter(now_ms)
+  end
+  if free() and (downgrade or not first or first == owner) then
     forget_waiter(owner)
-    local token, serial = lane_token(lane, now_us, retention)
+    -- A downgrade opens an epoch of its own: the write hold's token is below it.
+    local token, serial = lane_token(lane, not downgrade and read_epoch(readers) or nil, now_us, retention)
     add_hold(set, owner, token, lease, now_us, serial)
     if lane == 'r' then
       grant_waiting(now_ms, now_us, retention) -- the readers queued right behind the caller
@@ -98,12 +108,13 @@ if free then
   end
 end
 
-local holding = live_holders(WRITERS)
-for _, r in ipairs(live_holders(READERS)) do
+local holding = writers
+for _, r in ipairs(readers) do
   holding[#holding + 1] = r
 end
 if mode ~= 'try' then
   enqueue(owner, now_ms, now_us, entry_ms, ARGV[2] .. ' ' .. claim_ms .. ' ' .. lane .. ' ' .. channel)
+  keep_name(entry_ms)
   return {0, 0, soonest_end(holding), issued()}
 end
 return {0, 0, soonest_end(holding)}

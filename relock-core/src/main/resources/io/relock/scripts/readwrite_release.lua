@@ -6,7 +6,8 @@
 -- ARGV[5] the lane of the hold: 'r' or 'w'
 --
 -- Returns as release.lua: {1, count} one of several holds dropped; {2, 1} released and handed on;
--- {2, 0} released; {-1, 0} the caller holds nothing (its lease ran out).
+-- {2, 0} released; {-1, 0} the caller holds nothing (its lease ran out: it leaves the holder set,
+-- and the waiters its hold kept out are served).
 
 -- @include lockvalue.lua
 -- @include fence.lua
@@ -17,6 +18,10 @@
 local owner, retention = ARGV[1], ARGV[3]
 local holder, token, count, lease, since, waiters, attempt = hold_of(owner)
 if not holder then
+  if redis.call('SREM', holders_of(ARGV[5]), owner) == 1 then
+    local now_ms, now_us = server_time()
+    grant_waiting(now_ms, now_us, retention)
+  end
   return {-1, 0}
 end
 if ARGV[2] ~= '1' then
@@ -25,6 +30,6 @@ if ARGV[2] ~= '1' then
   return {1, count}
 end
 drop_hold(holders_of(ARGV[5]), owner)
-redis.call('PEXPIRE', KEYS[1], retention)
+keep_name(retention)
 local now_ms, now_us = server_time()
 return {2, grant_waiting(now_ms, now_us, retention) > 0 and 1 or 0}

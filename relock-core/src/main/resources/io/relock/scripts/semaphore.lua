@@ -7,6 +7,7 @@
 -- semaphore is named KEYS[1] .. '#s' .. permits (see queue.lua's notify).
 
 local HOLDERS = KEYS[1] .. ':holders'
+NAME_SETS[1] = HOLDERS
 
 -- The permits the semaphore was declared with, as its marker says; 0 if it has none.
 local function declared_permits()

@@ -85,6 +85,7 @@ end
 
 if mode ~= 'try' then
   enqueue(owner, now_ms, now_us, entry_ms, ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
+  keep_name(entry_ms)
   return {0, 0, soonest_end(live), issued()}
 end
 return {0, 0, soonest_end(live)}

@@ -7,7 +7,8 @@
 -- ARGV[4] '' (no hand-over within the client: every waiter of a semaphore waits in Redis)
 --
 -- Returns as release.lua: {2, 1} released and a permit handed to a waiter, {2, 0} released,
--- {-1, 0} the caller holds no permit (its lease ran out, or it was never granted).
+-- {-1, 0} the caller holds no permit (its lease ran out, or it was never granted: it leaves the
+-- holder set, and the permit its hold kept is handed on).
 
 -- @include lockvalue.lua
 -- @include fence.lua
@@ -16,13 +17,17 @@
 -- @include semaphore.lua
 
 local owner, retention = ARGV[1], ARGV[3]
+local permits = declared_permits()
 if not hold_of(owner) then
+  if redis.call('SREM', HOLDERS, owner) == 1 then
+    local now_ms, now_us = server_time()
+    grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+  end
   return {-1, 0}
 end
 drop_hold(HOLDERS, owner)
-local permits = declared_permits()
 if permits > 0 then
-  redis.call('PEXPIRE', KEYS[1], retention)
+  keep_name(retention)
 end
 local now_ms, now_us = server_time()
 local handed = grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)

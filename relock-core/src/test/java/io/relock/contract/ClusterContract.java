@@ -140,6 +140,11 @@ public abstract class ClusterContract {
     assertThat(renewCalls).as("script calls: 40 acquisitions, 40 releases and per-slot renewals").isGreaterThan(80);
   }
 
+  @Test
+  void everyKind_underNamesAndPrefixesMadeOfKeySeparators_isRenewedPerSlotAndReleased() {
+    OddNames.holdAcrossRenewals(prefix -> client(b -> b.keyPrefix(prefix).defaultLease(OddNames.LEASE)), true);
+  }
+
   /** A name other than {@code name} whose lock key falls in the same slot. */
   private static String sameSlotAs(String name) {
     int slot = Slots.slotOf(lockKey(name));

@@ -95,34 +95,122 @@ public abstract class ReadWriteLockContract extends RelockContract {
   }
 
   @Test
-  void writeTokensIncrease_andReadsCarryTheTokenOfTheLastWrite() {
+  void eachReadEpoch_hasATokenAboveEveryWriteBeforeIt_sharedByItsReaders_andBelowTheNextWrite() {
     DistributedReadWriteLock lock = rw("versions");
     long t1;
     try (LockLease w = lock.writeLock().acquire(Duration.ZERO)) {
       t1 = w.fencingToken();
     }
+    long epoch;
     try (LockLease r = lock.readLock().acquire(Duration.ZERO); LockLease r2 = rw("versions").readLock().acquire(Duration.ZERO)) {
-      assertThat(r.fencingToken()).isEqualTo(t1);
-      assertThat(r2.fencingToken()).isEqualTo(t1);
+      epoch = r.fencingToken();
+      assertThat(epoch).as("the epoch's token, above the write before it").isGreaterThan(t1);
+      assertThat(r2.fencingToken()).as("a reader joining the epoch shares its token").isEqualTo(epoch);
     }
+    long t2;
     try (LockLease w = lock.writeLock().acquire(Duration.ZERO)) {
-      assertThat(w.fencingToken()).isGreaterThan(t1);
-      t1 = w.fencingToken();
+      t2 = w.fencingToken();
+      assertThat(t2).as("a write after the epoch").isGreaterThan(epoch);
     }
     try (LockLease r = lock.readLock().acquire(Duration.ZERO)) {
-      assertThat(r.fencingToken()).isEqualTo(t1);
+      assertThat(r.fencingToken()).as("the next epoch, above that write").isGreaterThan(t2);
     }
   }
 
+  /**
+   * A writer pauses past its lease without releasing; a reader is granted. Under the one rule a
+   * resource applies (refuse a token lower than the highest accepted, reads and writes alike), the
+   * paused writer must be refused once that reader has read: so its token must be below the
+   * reader's.
+   */
   @Test
-  void aReadAfterRedisLostTheLastWritesToken_isGivenANewerOne_neverZero() {
-    long written;
-    try (LockLease w = rw("amnesia").writeLock().acquire(Duration.ZERO)) {
-      written = w.fencingToken();
+  void aReaderGrantedAfterAWriterLostItsLease_carriesATokenAboveThatWriters() {
+    LockLease paused = rw("paused").writeLock().acquire(Duration.ZERO, Duration.ofMillis(300));
+    awaitNoHoldLeft("paused");
+    try (LockLease reader = rw("paused").readLock().acquire(Duration.ZERO)) {
+      FencedResource resource = new FencedResource();
+      assertThat(resource.accepts(reader.fencingToken())).as("the reader reads").isTrue();
+      assertThat(resource.accepts(paused.fencingToken())).as("the paused writer's write, after that read").isFalse();
+      assertThat(reader.fencingToken()).isGreaterThan(paused.fencingToken());
     }
-    redis("DEL", lockKey("amnesia") + ":lw", lockKey("amnesia") + ":fence"); // as after a restart without data
-    try (LockLease r = rw("amnesia").readLock().acquire(Duration.ZERO)) {
-      assertThat(r.fencingToken()).as("not older than the write it follows").isGreaterThan(written);
+    assertThatThrownBy(paused::close).isInstanceOf(io.relock.LockLostException.class);
+  }
+
+  /** The rule README gives a resource: refuse a token lower than the highest accepted; equal tokens pass. */
+  private static final class FencedResource {
+    private long highest;
+
+    boolean accepts(long token) {
+      if (token < highest) {
+        return false;
+      }
+      highest = token;
+      return true;
+    }
+  }
+
+  /** Waits until Redis holds no hold of read-write lock {@code name} any more (leases ran out). */
+  private void awaitNoHoldLeft(String name) {
+    await("no hold of " + name + " left in Redis", () -> ((List<?>) redis("KEYS", lockKey(name) + ":h:*")).isEmpty());
+  }
+
+  /**
+   * A writer's hold ran out in Redis with a reader queued behind it, and its holder is silent; the
+   * next reader's call serves the queued one and, nothing else blocking it, itself too, at once.
+   */
+  @Test
+  void aReaderArrivingWhenOnlyQueuedReadersAreLetIn_isServedWithThem() throws Exception {
+    LockLease writer = rw("lapsed").writeLock().acquire(Duration.ZERO, Duration.ofSeconds(30));
+    CompletableFuture<LockLease> queued = rw("lapsed").readLock().acquireAsync(PATIENCE);
+    awaitQueued("lapsed", 1);
+    redis("DEL", (String) ((List<?>) redis("KEYS", lockKey("lapsed") + ":h:*")).get(0)); // as when its lease ran out
+    java.util.Optional<LockLease> late = rw("lapsed").readLock().tryAcquire(Duration.ZERO);
+    assertThat(late).as("a reader trying while only readers could hold").isPresent();
+    // The queued reader's rechecks are a minute apart: only that call can have let it in.
+    LockLease first = queued.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(late.get().fencingToken()).as("one epoch").isEqualTo(first.fencingToken());
+    late.get().close();
+    first.close();
+    assertThatThrownBy(writer::close).isInstanceOf(io.relock.LockLostException.class);
+    assertNoWaiters("lapsed");
+  }
+
+  /** Every key a read-write lock leaves behind expires, also after holders lost their leases. */
+  @Test
+  void everyKeyLeftBehind_expires_evenWhenHoldersLostTheirLeases() {
+    LockLease reader = rw("doc-17").readLock().acquire(Duration.ZERO, Duration.ofMillis(300));
+    awaitNoHoldLeft("doc-17");
+    assertThatThrownBy(reader::close).isInstanceOf(io.relock.LockLostException.class);
+    assertEveryKeyExpires("doc-17");
+    LockLease crashed = rw("doc-18").writeLock().acquire(Duration.ZERO, Duration.ofMillis(300));
+    awaitNoHoldLeft("doc-18"); // its holder never comes back
+    assertEveryKeyExpires("doc-18");
+    assertThat(crashed.isValid()).isFalse();
+  }
+
+  private void assertEveryKeyExpires(String name) {
+    for (Object key : (List<?>) redis("KEYS", lockKey(name) + "*")) {
+      assertThat(redis("PTTL", (String) key)).as("expiry of " + key).isNotEqualTo(-1L);
+    }
+  }
+
+  /**
+   * A fence retention shorter than a hold: the name's kind marker still outlives the hold, so the
+   * name cannot be taken as another kind beside it.
+   */
+  @Test
+  void theKindMarker_outlivesEveryHold_evenWithAShortFenceRetention() {
+    Relock shortRetention = client(b -> b.fenceRetention(Duration.ofMillis(800)));
+    try (LockLease reader = shortRetention.readWriteLock("kept").readLock().acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+      String hold = (String) ((List<?>) redis("KEYS", lockKey("kept") + ":h:*")).get(0);
+      assertThat((Long) redis("PTTL", lockKey("kept"))).as("marker against hold")
+          .isGreaterThanOrEqualTo((Long) redis("PTTL", hold));
+      await("the retention passed", () -> (Long) redis("PTTL", hold) < 3_800);
+      assertThatThrownBy(() -> client().lock("kept").tryAcquire(Duration.ZERO))
+          .isInstanceOf(io.relock.RelockException.class).hasMessageContaining("read-write lock");
+      assertThatThrownBy(() -> client().semaphore("kept", 2).tryAcquire(Duration.ZERO))
+          .isInstanceOf(io.relock.RelockException.class).hasMessageContaining("read-write lock");
+      assertThat(reader.isValid()).isTrue();
     }
   }
 
@@ -181,6 +269,23 @@ public abstract class ReadWriteLockContract extends RelockContract {
     } finally {
       lock.readLock().unlock();
     }
+  }
+
+  /** As ReentrantReadWriteLock allows: a thread holding both locks takes the write lock again. */
+  @Test
+  void aThreadHoldingTheWriteAndTheReadLock_reentersTheWriteLock() {
+    DistributedReadWriteLock lock = rw("write-read-write");
+    lock.writeLock().lock();
+    lock.readLock().lock();
+    lock.writeLock().lock();
+    assertThat(lock.writeLock().getHoldCount()).isEqualTo(2);
+    lock.writeLock().unlock();
+    lock.writeLock().unlock();
+    assertThat(lock.writeLock().isLocked()).isFalse();
+    assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
+    assertThatThrownBy(() -> lock.writeLock().lock()).as("now a reader only").isInstanceOf(IllegalMonitorStateException.class);
+    lock.readLock().unlock();
+    assertNoWaiters("write-read-write");
   }
 
   @Test

@@ -98,6 +98,12 @@ public abstract class RedlockContract {
     }
   }
 
+  /** Exclusive locks only: Redlock offers no other kind. */
+  @Test
+  void locks_underNamesAndPrefixesMadeOfKeySeparators_areRenewedAndReleased() {
+    OddNames.holdAcrossRenewals(prefix -> client(b -> b.keyPrefix(prefix).defaultLease(OddNames.LEASE)), false);
+  }
+
   @Test
   void acquisition_holdsTheLockOnEveryNode_withTheTokenWrittenToEach_andReleaseFreesThemAll() {
     Relock relock = client(b -> b);

@@ -45,6 +45,70 @@ public abstract class SemaphoreContract extends RelockContract {
     assertNoWaiters("pool");
   }
 
+  /** Every key a semaphore leaves behind expires, also when its holders lost their leases. */
+  @Test
+  void everyKeyLeftBehind_expires_evenWhenHoldersLostTheirLeases() {
+    LockLease late = client().semaphore("job-42", 2).acquire(Duration.ZERO, Duration.ofMillis(300));
+    awaitNoPermitHeld("job-42");
+    assertThatThrownBy(late::close).isInstanceOf(LockLostException.class);
+    assertEveryKeyExpires("job-42");
+    client().semaphore("job-43", 2).acquire(Duration.ZERO, Duration.ofMillis(300)); // its holder never comes back
+    awaitNoPermitHeld("job-43");
+    assertEveryKeyExpires("job-43");
+  }
+
+  /**
+   * A permit's hold ran out in Redis with a waiter queued, while its holder was silent: the
+   * holder's late release finds it lost and hands the permit on at once (the waiter's rechecks are
+   * a minute apart).
+   */
+  @Test
+  void aLateReleaseOfALostPermit_handsItToTheWaiterItKeptOut() throws Exception {
+    LockLease lost = client().semaphore("late", 1).acquire(Duration.ZERO, Duration.ofSeconds(30));
+    CompletableFuture<LockLease> waiter = client(b -> b.recheckInterval(Duration.ofMinutes(1))).semaphore("late", 1)
+        .acquireAsync(PATIENCE);
+    await("queued", () -> redis("ZCARD", lockKey("late") + ":q").equals(1L));
+    String hold = (String) ((List<?>) redis("KEYS", lockKey("late") + ":h:*")).get(0);
+    redis("DEL", hold); // as when its lease ran out
+    assertThatThrownBy(lost::close).isInstanceOf(LockLostException.class);
+    LockLease next = waiter.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    String owner = hold.substring((lockKey("late") + ":h:").length());
+    assertThat(redis("SISMEMBER", lockKey("late") + ":holders", owner)).as("the lost holder left the set").isEqualTo(0L);
+    next.close();
+    assertNoWaiters("late");
+  }
+
+  /**
+   * A fence retention shorter than a permit's lease: the marker still outlives the permit, so the
+   * name can be neither declared with other permits nor taken as another kind beside it.
+   */
+  @Test
+  void theKindMarker_outlivesEveryPermit_evenWithAShortFenceRetention() {
+    Relock shortRetention = client(b -> b.fenceRetention(Duration.ofMillis(800)));
+    try (LockLease held = shortRetention.semaphore("pool", 1).acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+      String hold = (String) ((List<?>) redis("KEYS", lockKey("pool") + ":h:*")).get(0);
+      assertThat((Long) redis("PTTL", lockKey("pool"))).as("marker against permit")
+          .isGreaterThanOrEqualTo((Long) redis("PTTL", hold));
+      await("the retention passed", () -> (Long) redis("PTTL", hold) < 3_800);
+      assertThatThrownBy(() -> client().semaphore("pool", 3).tryAcquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("1 permits");
+      assertThatThrownBy(() -> client().lock("pool").tryAcquire(Duration.ZERO))
+          .isInstanceOf(RelockException.class).hasMessageContaining("semaphore");
+      assertThat(client().semaphore("pool", 1).tryAcquire(Duration.ZERO)).as("its one permit is held").isEmpty();
+      assertThat(held.isValid()).isTrue();
+    }
+  }
+
+  private void awaitNoPermitHeld(String name) {
+    await("no permit of " + name + " left in Redis", () -> ((List<?>) redis("KEYS", lockKey(name) + ":h:*")).isEmpty());
+  }
+
+  private void assertEveryKeyExpires(String name) {
+    for (Object key : (List<?>) redis("KEYS", lockKey(name) + "*")) {
+      assertThat(redis("PTTL", (String) key)).as("expiry of " + key).isNotEqualTo(-1L);
+    }
+  }
+
   @Test
   void waiters_areHandedPermitsInArrivalOrder_withoutPolling() throws Exception {
     DistributedSemaphore sem = client().semaphore("turns", 1);

@@ -72,6 +72,17 @@ public abstract class SentinelContract {
   }
 
   @Test
+  void everyKind_underNamesAndPrefixesMadeOfKeySeparators_isRenewedAndReleased() {
+    RedisSentinelGroup g = group();
+    OddNames.holdAcrossRenewals(prefix -> {
+      Relock c = Relock.builder().driver(connectDriver(RedisTarget.sentinel(g.masterName(), g.sentinelUris()),
+          RelockContract.DRIVER_SETTINGS)).keyPrefix(prefix).defaultLease(OddNames.LEASE).build();
+      resources.add(c);
+      return c;
+    }, true);
+  }
+
+  @Test
   void holderAndWaiter_carryOnAcrossAFailover() throws Exception {
     RedisSentinelGroup g = group();
     Relock holder = client(g, b -> b);

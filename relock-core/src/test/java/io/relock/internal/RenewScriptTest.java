@@ -37,7 +37,7 @@ class RenewScriptTest {
   }
 
   private ScriptCalls.Renewed renew(List<String> keys, long leaseMillis, long budgetMicros, List<String> owners) {
-    List<Object> reply = castList(eval(Scripts.RENEW, keys, ScriptCalls.renewArgs(leaseMillis, "90000", budgetMicros,
+    List<Object> reply = castList(eval(Scripts.RENEW, keys, ScriptCalls.renewArgs(leaseMillis, budgetMicros,
         owners)));
     return ScriptCalls.Renewed.of(reply);
   }
@@ -120,17 +120,46 @@ class RenewScriptTest {
   }
 
   @Test
-  void aRenewedSharedHold_extendsItsNamesKindMarker() {
+  void aRenewedSharedHold_keepsItsNamesMarkerAndHolderSet_atLeastAsLongAsTheLease_neverShorter() {
     take("relock:{s}:h:c:l1", "c:l1", 1000);
     take("relock:{s}:h:c:l2", "c:l2", 1000);
     server.execute("SET", "relock:{s}", "semaphore 2", "PX", "1000");
+    server.execute("SADD", "relock:{s}:holders", "c:l1", "c:l2");
+    server.execute("PEXPIRE", "relock:{s}:holders", "1000");
 
     ScriptCalls.Renewed renewed = renew(List.of("relock:{s}:h:c:l1", "relock:{s}:h:c:l2"), 60_000, 100_000,
         List.of("c:l1", "c:l2"));
 
     assertThat(renewed.held()).containsExactly(true, true);
-    assertThat(pttl("relock:{s}")).as("kept for the marker retention").isGreaterThan(80_000);
+    assertThat(pttl("relock:{s}")).as("marker").isGreaterThan(50_000);
+    assertThat(pttl("relock:{s}:holders")).as("holder set").isGreaterThan(50_000);
     assertThat(server.execute("GET", "relock:{s}")).isEqualTo("semaphore 2");
+
+    server.execute("PEXPIRE", "relock:{s}", "600000");
+    renew(List.of("relock:{s}:h:c:l1"), 60_000, 100_000, List.of("c:l1"));
+    assertThat(pttl("relock:{s}")).as("never shortened").isGreaterThan(500_000);
+  }
+
+  /**
+   * Exclusive locks whose name or key prefix contains ':h:' are not shared holds: a renewal
+   * extends them and touches no other key (an application's, or a lookalike of a marker).
+   */
+  @Test
+  void locksWithHColonInTheirNameOrPrefix_areRenewedAlone() {
+    server.execute("HSET", "jobs", "field", "value");
+    server.execute("SET", "relock:{order", "semaphore 2");
+    server.execute("SET", "relock:{a", "readwrite");
+    take("jobs:h:{x}", "c:l1", 1000);
+    take("relock:{order:h:1}", "c:l2", 1000);
+    take("relock:{a}:h:{b}", "c:l3", 1000);
+
+    ScriptCalls.Renewed renewed = renew(List.of("jobs:h:{x}", "relock:{order:h:1}", "relock:{a}:h:{b}"), 60_000,
+        100_000, List.of("c:l1", "c:l2", "c:l3"));
+
+    assertThat(renewed.held()).containsExactly(true, true, true);
+    for (String other : List.of("jobs", "relock:{order", "relock:{a")) {
+      assertThat(pttl(other)).as(other + " left without an expiry").isEqualTo(-1L);
+    }
   }
 
   /**
