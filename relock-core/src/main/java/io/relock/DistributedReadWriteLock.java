@@ -18,9 +18,20 @@ package io.relock;
  * lock gets {@link IllegalMonitorStateException} at once, since it would wait for itself.
  *
  * <h2>Fencing tokens</h2>
- * Each write hold gets a token larger than every token issued before for the name. A read hold
- * carries the token of the last write before it (0 before the first): a resource can refuse a read
- * older than a write it has already seen.
+ * Each write hold gets a new token, larger than every token issued before for the name. A read hold
+ * carries the token of its read epoch. A reader granted while no other reader holds opens a new
+ * epoch, with a new token larger than every earlier one of the name (so above every earlier
+ * write's); a reader granted while other readers hold joins their epoch and gets the same token. No
+ * writer is granted while readers hold, so every later writer's token is above the epoch's. A
+ * downgrade opens a new epoch, above the thread's own write token.
+ *
+ * <p>A resource needs one rule, for reads and writes alike: refuse an operation whose token is
+ * lower than the highest it has accepted, and accept an equal one (the readers of one epoch share
+ * it). For a read-modify-write it checks the read as well as the write. A writer whose lease ran
+ * out is then refused as soon as a reader granted after it has used its token, and a reader whose
+ * lease ran out is refused once a later writer has used its own. A thread that downgraded therefore
+ * does its writes with the write hold's token before it uses the read hold's token at the resource:
+ * after a read at the newer epoch, the older write token is refused.
  *
  * <h2>One name, one kind</h2>
  * A name is a read-write lock, a semaphore or an exclusive lock, not two of them: using a name as

@@ -43,8 +43,10 @@ public interface LockLease extends AutoCloseable {
   /**
    * The fencing token of this acquisition: strictly greater than every token issued before for the
    * same lock name, also across Redis restarts without persistence (tokens follow the Redis server
-   * clock in microseconds). Pass it with every write to the protected resource and let the
-   * resource refuse a token lower than the highest it has seen.
+   * clock in microseconds). The one exception is a read lock of a {@link DistributedReadWriteLock}
+   * granted while other readers hold it: it joins their read epoch and carries their token. Pass it
+   * with every write to the protected resource (and with the read of a read-modify-write) and let
+   * the resource refuse a token lower than the highest it has accepted, and accept an equal one.
    */
   long fencingToken();
 

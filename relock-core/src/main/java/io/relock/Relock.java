@@ -101,10 +101,17 @@ public final class Relock implements AutoCloseable {
   }
 
   /**
-   * The exclusive locks {@code names}, taken together: all of them or none, never deadlocking with
-   * another multi-lock that shares some (see {@link io.relock.internal.RedisMultiLock} for the
-   * protocol). A lease of it holds every lock and carries one fencing token per name ({@link
-   * LockLease#fencingTokens()}). Its {@link DistributedLock#name()} is the names joined by commas.
+   * The exclusive locks {@code names}, taken together: all of them or none (see {@link
+   * io.relock.internal.RedisMultiLock} for the protocol). A lease of it holds every lock and
+   * carries one fencing token per name ({@link LockLease#fencingTokens()}). Its {@link
+   * DistributedLock#name()} is the names joined by commas.
+   *
+   * <p>The locks are taken in one order, that of their keys, whatever order {@code names} gives,
+   * so two multi-locks never deadlock each other. A thread that takes some of the same locks one
+   * at a time with {@link #lock(String)}, in another order, can deadlock with a multi-lock, as with
+   * any locks. A caller that holds some of the locks waits for the next as long as its own wait
+   * allows: {@code lock()} without limit, since the holder may keep renewing its lease; a timed
+   * wait that runs out releases the locks it took.
    *
    * @throws IllegalArgumentException if no name is given, a name is given twice, or a name is not
    *     a valid lock name

@@ -31,8 +31,9 @@ final class HeldLease implements LockLease {
   final long token;
   /**
    * Tells the grant that made this hold from the owner's earlier ones, so that a late notification
-   * of an ended grant is known as such: the token, except for a read lock's hold, whose token is the
-   * last write's and whose serial is the server time of its grant (see readwrite.lua).
+   * of an ended grant is known as such: the token, except for a read lock's hold that joined a read
+   * epoch, whose token is the epoch's and whose serial is the server time of its grant (see
+   * readwrite.lua).
    */
   final long serial;
   final long leaseNanos;

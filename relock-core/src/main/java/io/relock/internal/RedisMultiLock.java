@@ -24,9 +24,13 @@ import java.util.concurrent.locks.Condition;
  * one</b>, otherwise (keys across slots or Redlock masters, or the joint attempt found a lock
  * busy): the locks are taken in one order, that of their Redis keys, whatever order the caller
  * named them in, so two multi-locks that share locks can never each hold one the other waits for:
- * {A, B} and {B, A} both take A first. A caller that holds some of the locks waits for the next
- * only as long as that lock's holder keeps it (its lease); when its own wait runs out, or it is
- * interrupted or cancelled, it releases every lock it took, and nothing of it is left in Redis.
+ * {A, B} and {B, A} both take A first. That order protects multi-locks from one another only: a
+ * thread that takes some of the same locks one at a time, with single locks in another order, can
+ * deadlock with a multi-lock, as with any locks. A caller that holds some of the locks waits for
+ * the next as long as its own wait allows: {@code lock()} and {@code lockInterruptibly()} without
+ * limit, since the holder may keep renewing its lease; {@code tryLock(time, unit)} and {@code
+ * acquire(wait)} until the wait runs out. When its wait runs out, or it is interrupted or
+ * cancelled, it releases every lock it took, and nothing of it is left in Redis.
  */
 public final class RedisMultiLock implements DistributedLock {
   private final LockEngine engine;

@@ -10,9 +10,19 @@ import java.util.function.Predicate;
  * Who is inside each lock's critical section right now, across all clients of a run (they share
  * this JVM), and in what role. Holders that may not meet meeting is a violation, unless one of
  * them belongs to a client that was closed (closing a client releases its locks, so its holders may
- * still be finishing). Fencing tokens must rise from one exclusive holder or writer to the next; a
- * reader's token must not be older than the last write granted; permits, held side by side and
- * entered in whatever order their threads run, must each have a token of their own.
+ * still be finishing).
+ *
+ * <p>Fencing tokens, compared with those of the holders that entered the same name before (a
+ * fenced resource refuses a token lower than the highest it has accepted, and accepts an equal one):
+ * <ul>
+ *   <li>an exclusive holder or a writer ({@link Role#ALONE}) must have a token strictly above every
+ *       earlier exclusive holder's, writer's and reader's: it gets a new serial;
+ *   <li>a reader must have a token strictly above every earlier exclusive holder's and writer's, and
+ *       at least every earlier reader's: it carries its read epoch's token, a new serial when it
+ *       opened the epoch, the same token as the readers it joined otherwise;
+ *   <li>permits, held side by side and entered in whatever order their threads run, must each have
+ *       a token of their own.
+ * </ul>
  */
 final class CriticalSections {
 
@@ -29,7 +39,10 @@ final class CriticalSections {
   private record Holder(Relock client, Role role) {}
 
   private final Map<String, Map<Object, Holder>> inside = new ConcurrentHashMap<>();
-  private final Map<String, AtomicLong> lastToken = new ConcurrentHashMap<>();
+  /** Per name, the highest token an exclusive holder or a writer entered with. */
+  private final Map<String, AtomicLong> aloneTokens = new ConcurrentHashMap<>();
+  /** Per name, the highest token a reader entered with. */
+  private final Map<String, AtomicLong> readerTokens = new ConcurrentHashMap<>();
   private final Map<String, java.util.Set<Long>> permitTokens = new ConcurrentHashMap<>();
   private final StressLog log;
   private final Predicate<Relock> closed;
@@ -42,7 +55,7 @@ final class CriticalSections {
     this.permits = permits;
   }
 
-  /** @param token the lease's fencing token, or 0 for a hold that has none (lock() style, a read before any write) */
+  /** @param token the lease's fencing token, or 0 for a hold that has none (lock() style) */
   void enter(String name, Object holder, Relock client, long token, Role role) {
     Map<Object, Holder> holders = inside.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
     holders.put(holder, new Holder(client, role));
@@ -75,16 +88,26 @@ final class CriticalSections {
       }
       return;
     }
-    AtomicLong last = lastToken.computeIfAbsent(name, n -> new AtomicLong());
+    AtomicLong alone = aloneTokens.computeIfAbsent(name, n -> new AtomicLong());
+    AtomicLong readers = readerTokens.computeIfAbsent(name, n -> new AtomicLong());
     if (role == Role.READER) {
-      if (token < last.get()) {
-        log.violation("reader of '" + name + "' has token " + token + ", older than the last write's " + last.get());
+      long aloneBefore = alone.get();
+      long readerBefore = readers.getAndAccumulate(token, Math::max);
+      if (token <= aloneBefore) {
+        log.violation("fencing token " + token + " of reader of '" + name
+            + "' not above the previous writer's or exclusive holder's " + aloneBefore);
+      } else if (token < readerBefore) {
+        log.violation("fencing token " + token + " of reader of '" + name + "' below the previous reader's "
+            + readerBefore);
       }
       return;
     }
-    long before = last.getAndAccumulate(token, Math::max);
-    if (token <= before) {
-      log.violation("fencing token " + token + " of '" + name + "' not above the previous holder's " + before);
+    long aloneBefore = alone.getAndAccumulate(token, Math::max);
+    long readerBefore = readers.get();
+    if (token <= aloneBefore) {
+      log.violation("fencing token " + token + " of '" + name + "' not above the previous holder's " + aloneBefore);
+    } else if (token <= readerBefore) {
+      log.violation("fencing token " + token + " of '" + name + "' not above the previous reader's " + readerBefore);
     }
   }
 

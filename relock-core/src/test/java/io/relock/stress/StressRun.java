@@ -337,8 +337,8 @@ final class StressRun {
   }
 
   /**
-   * Every relock key but those meant to stay: the fences, the markers that say a name is a
-   * semaphore or a read-write lock, and a read-write lock's last write token.
+   * Every relock key but those meant to stay: the fences and the markers that say a name is a
+   * semaphore or a read-write lock.
    */
   private static List<String> lockKeys(RedisServer redis) {
     List<String> keys = new ArrayList<>();
@@ -348,7 +348,7 @@ final class StressRun {
       cursor = (String) reply.get(0);
       for (Object k : (List<?>) reply.get(1)) {
         String key = (String) k;
-        if (!key.endsWith(":fence") && !key.endsWith(":lw") && !(key.endsWith("}") && isMarker(redis.execute("GET", key)))) {
+        if (!key.endsWith(":fence") && !(key.endsWith("}") && isMarker(redis.execute("GET", key)))) {
           keys.add(key);
         }
       }

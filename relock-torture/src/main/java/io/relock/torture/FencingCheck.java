@@ -7,23 +7,26 @@ import java.util.Map;
 
 /**
  * Claim (b): token order is never violated, so the fenced counter never accepts a stale holder's
- * write. Three ways it could be, all counted as violations:
+ * operation. Three ways it could be, all counted as violations:
  * <ul>
  *   <li>token inversion: a hold asked for the lock after another had been granted it, yet got a
- *       token that is not larger (relock's job, also across Redis restarts);
- *   <li>stale write accepted: a write accepted although a newer token had already read or written
- *       the counter before the write was sent (the store's job, checked from the workers' side);
+ *       token that breaks the order relock promises (relock's job, also across Redis restarts);
+ *   <li>stale accepted: an operation the store accepted although an operation with a higher token
+ *       had already been acknowledged before it was sent (the store's job, checked from the
+ *       workers' side);
  *   <li>log disorder: the store's log of accepted writes is not in strictly increasing token order.
  * </ul>
  * Also counts the stale reads and writes the fenced counter refused: fencing at work.
  *
- * <p>A read-write lock's holds are judged by what their tokens promise (see {@code reader.lua}): a
- * writer asked for after any hold was granted gets a larger token; a reader asked for after a writer
- * was granted gets a token at least the writer's. A writer's write is stale if, before it was sent,
- * the store had acknowledged a writer's read or write with a newer token, or a reader's read with
- * the writer's token or a newer one (that reader was granted after the writer); a reader's read is
- * stale if a writer with a newer token had been acknowledged before it was sent. Readers' reads are
- * judged because they are the only thing a reader does with the store.
+ * <p>The store applies one rule to every operation (see {@code read.lua}): it refuses a token lower
+ * than the highest it has accepted and accepts an equal one. The token order that makes this rule
+ * enough: an exclusive holder or a writer asked for after any hold was granted gets a strictly
+ * larger token than that hold's. A reader asked for after a writer was granted gets a strictly
+ * larger token than the writer's (it opens a read epoch, a new serial); asked for after a reader
+ * was granted, a token at least that reader's (it joins that reader's epoch, same token, or opens
+ * a later one). Judged as stale: an exclusive holder's or writer's write, and a reader's read (the
+ * only thing a reader does with the store), each against every operation acknowledged before it
+ * was sent, reads and writes of every role alike.
  */
 final class FencingCheck {
 
@@ -74,20 +77,26 @@ final class FencingCheck {
     bySent.sort(Comparator.comparingLong(h -> h.sent));
     int found = 0;
     int i = 0;
-    Hold maxWrite = null;  // exclusive holds and writers
-    Hold max = null;       // every hold, readers too
+    Hold maxAlone = null;   // exclusive holds and writers granted before b asked
+    Hold maxReader = null;  // readers granted before b asked
     for (Hold b : bySent) {
       while (i < byGrant.size() && byGrant.get(i).acquired < b.sent) {
         Hold a = byGrant.get(i++);
-        if (max == null || a.token > max.token) {
-          max = a;
-        }
-        if (!a.isRead() && (maxWrite == null || a.token > maxWrite.token)) {
-          maxWrite = a;
+        if (a.isRead()) {
+          if (maxReader == null || a.token > maxReader.token) {
+            maxReader = a;
+          }
+        } else if (maxAlone == null || a.token > maxAlone.token) {
+          maxAlone = a;
         }
       }
-      Hold before = b.isRead() ? maxWrite : max;
-      if (before != null && (b.isRead() ? b.token < before.token : b.token <= before.token)) {
+      Hold before = null;
+      if (maxAlone != null && b.token <= maxAlone.token) {
+        before = maxAlone;  // nobody may share a writer's token or go below it
+      } else if (maxReader != null && (b.isRead() ? b.token < maxReader.token : b.token <= maxReader.token)) {
+        before = maxReader;  // a reader may share a reader's token, a writer may not
+      }
+      if (before != null) {
         found++;
         if (examples.size() < Checker.EXAMPLES) {
           examples.add("token inversion on " + b.lock + ": " + b + " asked at " + timeline.at(b.sent) + ", after "
@@ -98,8 +107,8 @@ final class FencingCheck {
     return found;
   }
 
-  /** A fenced operation the store acknowledged: an accepted read or write; {@code reader} for a reader's read. */
-  private record Ack(long at, long token, boolean reader) {}
+  /** A fenced operation the store acknowledged (an accepted read or write) by {@code hold}, answered at {@code at}. */
+  private record Ack(long at, Hold hold, String what) {}
 
   /** An operation to judge: a write (or a reader's read) the store accepted, sent at {@code sent}. */
   private record Judged(Hold hold, long sent) {}
@@ -109,13 +118,13 @@ final class FencingCheck {
     List<Judged> judged = new ArrayList<>();
     for (Hold h : holds) {
       if (h.read != null && "ok".equals(h.read.text("fenced"))) {
-        acks.add(new Ack(h.read.monoNanos(), h.token, h.isRead()));
+        acks.add(new Ack(h.read.monoNanos(), h, "read"));
         if (h.isRead()) {
           judged.add(new Judged(h, h.read.number("sent", h.read.monoNanos())));
         }
       }
       if (h.write != null && "accepted".equals(h.write.text("fenced"))) {
-        acks.add(new Ack(h.write.monoNanos(), h.token, false));
+        acks.add(new Ack(h.write.monoNanos(), h, "write"));
         judged.add(new Judged(h, h.write.number("sent", h.write.monoNanos())));
       }
     }
@@ -123,26 +132,21 @@ final class FencingCheck {
     judged.sort(Comparator.comparingLong(Judged::sent));
     int found = 0;
     int i = 0;
-    long maxToken = Long.MIN_VALUE;        // of writers' (and exclusive holders') operations
-    long maxReaderToken = Long.MIN_VALUE;  // of readers' reads
+    Ack highest = null;  // the acknowledged operation with the highest token so far, of any role
     for (Judged j : judged) {
       Hold w = j.hold();
       while (i < acks.size() && acks.get(i).at() < j.sent()) {
         Ack a = acks.get(i++);
-        if (a.reader()) {
-          maxReaderToken = Math.max(maxReaderToken, a.token());
-        } else {
-          maxToken = Math.max(maxToken, a.token());
+        if (highest == null || a.hold().token > highest.hold().token) {
+          highest = a;
         }
       }
-      boolean stale = maxToken > w.token || (!w.isRead() && maxReaderToken >= w.token);
-      if (stale) {
+      if (highest != null && highest.hold().token > w.token) {
         found++;
         if (examples.size() < Checker.EXAMPLES) {
           examples.add("stale " + (w.isRead() ? "read" : "write") + " accepted on " + w.lock + ": " + w
-              + (w.isRead() ? " read" : " wrote") + " at " + timeline.at(j.sent()) + " after "
-              + (maxToken > w.token ? "token " + maxToken : "a reader with token " + maxReaderToken)
-              + " had been acknowledged");
+              + (w.isRead() ? " read" : " wrote") + " at " + timeline.at(j.sent()) + " after the " + highest.what()
+              + " of " + highest.hold() + " had been acknowledged at " + timeline.at(highest.at()));
         }
       }
     }

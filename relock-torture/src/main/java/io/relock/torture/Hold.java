@@ -70,11 +70,11 @@ final class Hold {
    * while their kinds exclude each other, so that this hold's lock was gone by {@code later}'s grant.
    * Read from the tokens, which Redis issues in its own order (recorded grant times can be shifted
    * by a pause between a grant and its record). Exclusive holds: a larger token. Writers get larger
-   * tokens than everything before them; a reader carries the last write's token (or a serial above
-   * every earlier token where Redis lost it), so a reader whose token is not below a writer's came
-   * after that writer, and a writer whose token is above a reader's came after that reader. Two
-   * readers share the lock, and a permit never proves another one gone (the semaphore has several):
-   * false for both.
+   * tokens than everything before them; a reader carries its read epoch's token, a new serial
+   * larger than every earlier token when it opened the epoch (it shares it with the readers that
+   * joined it), so of a reader and a writer the one with the larger token came later. Two readers
+   * share the lock, and a permit never proves another one gone (the semaphore has several): false
+   * for both.
    */
   boolean supersededBy(Hold later) {
     if (!later.lock.equals(lock) || later == this) {
@@ -87,7 +87,7 @@ final class Hold {
       return later.token > token;
     }
     if (WRITE.equals(lane) && later.isRead()) {
-      return later.token >= token;
+      return later.token > token;
     }
     if (isRead() && WRITE.equals(later.lane)) {
       return later.token > token;

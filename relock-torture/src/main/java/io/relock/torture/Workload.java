@@ -8,9 +8,10 @@ import java.util.Arrays;
  * token means and what the store can fence differ:
  * <ul>
  *   <li>{@link #READ_WRITE}: {@code readWriteLock(name)}; readers share, a writer is alone. A write
- *       hold's token is new and larger than every earlier one; a read hold carries the last write's
- *       token (or, where Redis lost it, a fresh serial above every earlier write), so a store can
- *       refuse a read older than a write it has seen, and a write older than a read granted after it.
+ *       hold's token is new and larger than every earlier one; a read hold carries its read epoch's
+ *       token, new and larger than every earlier one when the epoch opened and shared by the readers
+ *       that join it while it lasts. So the store needs one rule for reads and writes alike: refuse a
+ *       token lower than the highest it has accepted (see {@code reader.lua}).
  *   <li>{@link #SEMAPHORE}: {@code semaphore(name, PERMITS)}; at most {@link #PERMITS} holders. Every
  *       permit gets a token of its own, larger than every earlier one of the name; the store admits at
  *       most that many tokens at once (see {@code permit_enter.lua}).

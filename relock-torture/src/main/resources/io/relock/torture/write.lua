@@ -10,20 +10,20 @@
 -- ARGV[4] unfenced value the caller read
 -- ARGV[5] the caller's hold id, for the log
 --
--- Returns {fenced, write-only}, each 1 accepted, 0 refused (a newer token came first), -1 skipped.
--- The fenced write is accepted only if no newer token has read or written (token >= seen), the
--- token is above the last accepted write's (each hold writes once) and above every token a
--- read-write lock's reader read with (rseen, see reader.lua; absent for an exclusive lock). The write-only write is
--- accepted if the token is above the last accepted write's. The unfenced write always is.
+-- Returns {fenced, write-only}, each 1 accepted, 0 refused (a higher token came first), -1 skipped.
+-- The fenced write follows the one rule of read.lua and nothing else: accepted iff the token is not
+-- lower than the highest token the fenced counter has accepted (token >= seen); seen then becomes
+-- the token (it was at most the token already) and the write is logged. The caller's own read
+-- passed the same rule, so a write is accepted only if no higher token has read or written in
+-- between. The write-only write is accepted if the token is above the last accepted write-only
+-- write's (wtok). The unfenced write always is.
 
 local token = tonumber(ARGV[1])
 local fenced = -1
 if ARGV[2] ~= '' then
   local seen = tonumber(redis.call('HGET', KEYS[1], 'seen') or '0')
-  local wtok = tonumber(redis.call('HGET', KEYS[1], 'wtok') or '0')
-  local rseen = tonumber(redis.call('HGET', KEYS[1], 'rseen') or '0')
-  if token >= seen and token > wtok and token > rseen then
-    redis.call('HSET', KEYS[1], 'value', tonumber(ARGV[2]) + 1, 'seen', ARGV[1], 'wtok', ARGV[1])
+  if token >= seen then
+    redis.call('HSET', KEYS[1], 'value', tonumber(ARGV[2]) + 1, 'seen', ARGV[1])
     redis.call('HINCRBY', KEYS[1], 'writes', 1)
     redis.call('RPUSH', KEYS[4], ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. ARGV[5])
     fenced = 1

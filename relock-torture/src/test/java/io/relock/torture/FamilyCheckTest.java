@@ -15,14 +15,17 @@ class FamilyCheckTest {
 
   @Nested
   class ReadWrite {
-    /** A writer, two readers sharing the lock with its token, a second writer, a reader of its token. */
+    /**
+     * A writer, two readers sharing the lock and one read epoch's token (above the writer's), a
+     * second writer (above the epoch's), a reader opening a new epoch above it.
+     */
     private HistoryBuilder clean() {
       return new HistoryBuilder()
           .writerSection("w1/0/1", RW, 100, 0, 50)
-          .readerSection("w2/0/1", RW, 100, 60, 120)
-          .readerSection("w1/1/1", RW, 100, 70, 130)
+          .readerSection("w2/0/1", RW, 110, 60, 120)
+          .readerSection("w1/1/1", RW, 110, 70, 130)
           .writerSection("w2/1/1", RW, 200, 140, 200)
-          .readerSection("w1/0/2", RW, 200, 210, 260);
+          .readerSection("w1/0/2", RW, 210, 210, 260);
     }
 
     @Test
@@ -39,9 +42,24 @@ class FamilyCheckTest {
     }
 
     @Test
-    void readersWithTheirOwnSerials_beforeAnyWrite_areNoLoss() {
-      // Before the first write a reader's token is its own serial: a later reader's is larger, yet
-      // it does not take the lock from the earlier one.
+    void readersOfOneEpoch_shareItsToken_andPassEveryCheck() {
+      // The second reader is granted while the first holds: it joins the epoch, same token; the
+      // store accepts both reads (equal tokens pass).
+      RunResult r = new HistoryBuilder()
+          .readerSection("w1/0/1", RW, 50, 0, 100)
+          .readerSection("w2/0/1", RW, 50, 20, 120)
+          .check(Fault.NONE, Workload.READ_WRITE);
+
+      assertThat(r.failures()).isEmpty();
+      assertThat(r.fencing().violations()).isZero();
+      assertThat(r.losses().lost()).isZero();
+      assertThat(r.overlaps().pairs()).isZero();
+    }
+
+    @Test
+    void aLaterReaderWithALargerToken_isNoLoss() {
+      // A reader that opened a later epoch (its token larger) does not take the lock from an
+      // earlier reader: readers share the lock.
       RunResult r = new HistoryBuilder()
           .readerSection("w1/0/1", RW, 50, 0, 100)
           .readerSection("w2/0/1", RW, 60, 20, 120)
@@ -52,14 +70,14 @@ class FamilyCheckTest {
       assertThat(r.overlaps().pairs()).isZero();
     }
 
-    /** Writer w1 still works when a reader, granted after it (its token), reads at 2000. */
+    /** Writer w1 still works when a reader, granted after it (a new epoch, token 101), reads at 2001. */
     private HistoryBuilder readerDuringAWrite(String writeOutcome) {
       return new HistoryBuilder()
           .acquired("w1/0/1", RW, Hold.WRITE, 100, 0, 1, false)
           .read("w1/0/1", RW, 100, 2, "ok", 0)
-          .acquired("w2/0/1", RW, Hold.READ, 100, 1900, 2000, false)
-          .readShared("w2/0/1", RW, 100, 2001, 2002, "ok")
-          .release("w2/0/1", RW, 100, 2100, true, Event.RELEASED)
+          .acquired("w2/0/1", RW, Hold.READ, 101, 1900, 2000, false)
+          .readShared("w2/0/1", RW, 101, 2001, 2002, "ok")
+          .release("w2/0/1", RW, 101, 2100, true, Event.RELEASED)
           .write("w1/0/1", RW, 100, 2500, 2501, writeOutcome, 0)
           .lostNotice("w1/0/1", RW, 100, 1600)
           .release("w1/0/1", RW, 100, 2600, false, Event.RELEASE_LOST);
@@ -88,15 +106,16 @@ class FamilyCheckTest {
     }
 
     @Test
-    void staleWriteAccepted_afterAReaderOfItsToken_isAViolation() {
+    void staleWriteAccepted_afterTheReadOfALaterReader_isAViolation() {
       RunResult r = readerDuringAWrite("accepted").fault("pause-holder", "w1", 100, 1900)
           .storeAccepts(RW, 100, 0, "w1/0/1")
           .check(Fault.PAUSE_HOLDER, Workload.READ_WRITE);
 
       assertThat(r.fencing().staleAccepted()).isEqualTo(1);
       assertThat(r.failures()).anyMatch(f -> f.startsWith("(b)"));
+      assertThat(r.fencing().tokenInversions()).isZero();
       assertThat(r.fencing().examples()).anyMatch(e -> e.contains("stale write accepted")
-          && e.contains("a reader with token 100"));
+          && e.contains("the read of w2/0/1 (read, token 101)"));
     }
 
     @Test
@@ -116,6 +135,26 @@ class FamilyCheckTest {
       assertThat(r.overlaps().unexplained()).isZero();
       assertThat(r.fencing().staleAccepted()).isEqualTo(1);
       assertThat(r.failures()).anyMatch(f -> f.startsWith("(b)"));
+    }
+
+    @Test
+    void staleReadAccepted_afterTheReadOfALaterEpoch_isAViolation() {
+      // Reader w1 (epoch token 100) is paused before its read and its lease runs out; reader w2 opens
+      // the next epoch (110) and reads; then w1's read is accepted anyway.
+      RunResult r = new HistoryBuilder()
+          .acquired("w1/0/1", RW, Hold.READ, 100, 0, 1, false)
+          .fault("pause-holder", "w1", 10, 2900)
+          .readerSection("w2/0/1", RW, 110, 2000, 2100)
+          .readShared("w1/0/1", RW, 100, 3000, 3001, "ok")
+          .release("w1/0/1", RW, 100, 3100, false, Event.RELEASE_LOST)
+          .lostNotice("w1/0/1", RW, 100, 2950)
+          .check(Fault.PAUSE_HOLDER, Workload.READ_WRITE);
+
+      assertThat(r.overlaps().pairs()).as("readers may overlap").isZero();
+      assertThat(r.fencing().tokenInversions()).isZero();
+      assertThat(r.fencing().staleAccepted()).isEqualTo(1);
+      assertThat(r.fencing().examples()).anyMatch(e -> e.contains("stale read accepted")
+          && e.contains("the read of w2/0/1 (read, token 110)"));
     }
 
     @Test
@@ -140,6 +179,30 @@ class FamilyCheckTest {
 
       assertThat(r.fencing().tokenInversions()).isEqualTo(1);
       assertThat(r.failures()).anyMatch(f -> f.startsWith("(b)"));
+    }
+
+    @Test
+    void readerAskingAfterAWrite_withItsToken_isATokenInversion() {
+      // The design before issue 25: a reader carried the last write's token. A paused writer could
+      // then write after the reader's read under the rule "refuse lower tokens".
+      RunResult r = new HistoryBuilder()
+          .writerSection("w1/0/1", RW, 200, 0, 50)
+          .readerSection("w2/0/1", RW, 200, 60, 120)
+          .check(Fault.NONE, Workload.READ_WRITE);
+
+      assertThat(r.fencing().tokenInversions()).isEqualTo(1);
+      assertThat(r.fencing().examples()).anyMatch(e -> e.startsWith("token inversion") && e.contains("w2/0/1")
+          && e.contains("after w1/0/1 (write, token 200)"));
+    }
+
+    @Test
+    void readerAskingAfterAReader_withASmallerToken_isATokenInversion() {
+      RunResult r = new HistoryBuilder()
+          .readerSection("w1/0/1", RW, 100, 0, 50)
+          .readerSection("w2/0/1", RW, 90, 60, 120)
+          .check(Fault.NONE, Workload.READ_WRITE);
+
+      assertThat(r.fencing().tokenInversions()).isEqualTo(1);
     }
 
     @Test
