@@ -38,7 +38,7 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--family", description = "Instead of the Redis locks' run: the lock family, relock's read-write"
       + " lock and semaphore against Redisson's RReadWriteLock and RPermitExpirableSemaphore, 4 processes x 5"
-      + " threads on one name: rw-read-heavy (90% reads), rw-write-heavy (10% reads), semaphore-5 (5 permits),"
+      + " threads on one name: rw-read-heavy (90%% reads), rw-write-heavy (10%% reads), semaphore-5 (5 permits),"
       + " each checked for a writer beside anyone or more holders than permits. About a minute (--short: less).")
   boolean family;
 
@@ -59,7 +59,7 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--family-rows", split = ",", paramLabel = "ROW",
       description = "The lock family rows to run (implies --family; default: rw-read-heavy,rw-write-heavy,semaphore-5):"
-          + " rw-read-heavy, rw-write-heavy, rw-<N> (N% reads), semaphore-<N> (N permits).")
+          + " rw-read-heavy, rw-write-heavy, rw-<N> (N%% reads), semaphore-<N> (N permits).")
   List<String> familyRows;
 
   @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png; with"
