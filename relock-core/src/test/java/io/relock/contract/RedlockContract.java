@@ -264,6 +264,26 @@ public abstract class RedlockContract {
     assertThat(nodes.get(2).execute("EXISTS", lockKey("down"))).as("the minority grant given back").isEqualTo(0L);
   }
 
+  /**
+   * Closing releases every hold; a master that does not answer then (paused past the close's own
+   * wait) is released once it answers, not left holding the lock for a whole lease for a client
+   * that is gone (the Redlock stress suite's lock left on one master, seed 20261125).
+   */
+  @Test
+  void closingWhileAMasterIsPaused_releasesTheHoldThereOnceItAnswers() {
+    Relock relock = client(b -> b); // command timeout 1 s: close waits about 2 s for slow releases
+    relock.lock("paused").acquire(Duration.ZERO);
+    for (RedisServer n : nodes) {
+      assertThat(StoredLock.holder(n, lockKey("paused"))).as(n.uri()).isNotNull();
+    }
+    nodes.get(0).execute("CLIENT", "PAUSE", "3500", "ALL");
+    relock.close();
+    assertThat(StoredLock.holder(nodes.get(1), lockKey("paused"))).isNull();
+    assertThat(StoredLock.holder(nodes.get(2), lockKey("paused"))).isNull();
+    await("the paused master released the hold once it answered",
+        () -> StoredLock.holder(nodes.get(0), lockKey("paused")) == null);
+  }
+
   @Test
   void aMasterUnreachableWhenTheClientIsBuilt_joinsWhenReachable_andAMajorityUnreachableFailsTheBuild() {
     client(b -> b).lock("late").acquire(Duration.ZERO).close(); // first use marks every master
