@@ -22,8 +22,8 @@ final class OddNames {
   static final List<String> NAMES = List.of("order:h:1", "h:", ":h:", "queue:q", "x:qi", "y:r", "z:w", "f:fence",
       "{t}:h:u", "b}r{a}ce", "%7D:h:", "plain");
   static final List<String> PREFIXES = List.of("relock:", "jobs:h:", "app:q:r:w:");
-  /** Short, so that the watchdog renews every 200 ms. */
-  static final Duration LEASE = Duration.ofMillis(600);
+  /** Short, so that the watchdog renews every half second; long enough for a busy 2-core machine. */
+  static final Duration LEASE = Duration.ofMillis(1500);
 
   private OddNames() {}
 
