@@ -35,12 +35,25 @@ local function keep_at_least(key, ms)
   return pttl
 end
 
--- Keeps the name's marker at least `ms` more, and its holder sets at least as long as it.
+-- Keeps the name's marker at least `ms` more, and its holder sets with it whenever it is raised
+-- (a set never ends before the marker: they are raised together, and a new set is given the
+-- marker's time to live when it is made, see add_hold).
 local function keep_name(ms)
-  local ttl = keep_at_least(KEYS[1], ms)
-  for _, set in ipairs(NAME_SETS) do
-    keep_at_least(set, ttl)
+  local pttl = redis.call('PTTL', KEYS[1])
+  if pttl ~= -2 and pttl < tonumber(ms) then
+    redis.call('PEXPIRE', KEYS[1], ms)
+    for _, set in ipairs(NAME_SETS) do
+      keep_at_least(set, ms)
+    end
   end
+end
+
+-- Keeps the marker for the fence retention from now: refreshed at most about once a second (when
+-- more than a tenth of the retention, at most 1 s, has passed since), so that a busy name does not
+-- rewrite it on every call.
+local function refresh_name(retention_ms)
+  local retention = tonumber(retention_ms)
+  keep_name(retention - math.min(math.floor(retention / 10), 1000))
 end
 
 -- Checks that the name is of kind `marker` (or unused) and marks it so for at least `retention_ms`
@@ -56,7 +69,7 @@ local function claim_kind(marker, what, retention_ms)
     error('WRONGKIND the name is ' .. is .. ', not ' .. what)
   end
   if found then
-    keep_name(retention_ms)
+    refresh_name(retention_ms)
     return
   end
   if redis.call('EXISTS', KEYS[1] .. ':q') == 1 then
@@ -101,6 +114,9 @@ local function add_hold(set, owner, token, lease_ms, now_us, since, px_ms)
   redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px_ms or lease_ms)
   redis.call('SADD', set, owner)
   keep_name(lease_ms)
+  if redis.call('PTTL', set) == -1 then
+    redis.call('PEXPIRE', set, math.max(redis.call('PTTL', KEYS[1]), tonumber(lease_ms)))
+  end
 end
 
 -- The hold of `owner`, parsed (see parse_lock); nothing if it has none.

@@ -98,8 +98,9 @@ if free() then
   end
   if free() and (downgrade or not first or first == owner) then
     forget_waiter(owner)
-    -- A downgrade opens an epoch of its own: the write hold's token is below it.
-    local token, serial = lane_token(lane, not downgrade and read_epoch(readers) or nil, now_us, retention)
+    -- A downgrade opens an epoch above the write hold's token, or joins the one its thread's
+    -- other read holds opened (no other reader is granted while the write hold lasts).
+    local token, serial = lane_token(lane, read_epoch(readers), now_us, retention)
     add_hold(set, owner, token, lease, now_us, serial)
     if lane == 'r' then
       grant_waiting(now_ms, now_us, retention) -- the readers queued right behind the caller

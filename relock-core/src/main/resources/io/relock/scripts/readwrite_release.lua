@@ -18,10 +18,12 @@
 local owner, retention = ARGV[1], ARGV[3]
 local holder, token, count, lease, since, waiters, attempt = hold_of(owner)
 if not holder then
-  if redis.call('SREM', holders_of(ARGV[5]), owner) == 1 then
-    local now_ms, now_us = server_time()
-    grant_waiting(now_ms, now_us, retention)
-  end
+  -- Its hold may have been the one in the waiters' way (even if another script already found it
+  -- gone and dropped it from the set, which serves nobody).
+  redis.call('SREM', holders_of(ARGV[5]), owner)
+  local now_ms, now_us = server_time()
+  grant_waiting(now_ms, now_us, retention)
+  refresh_name(retention)
   return {-1, 0}
 end
 if ARGV[2] ~= '1' then
@@ -30,6 +32,6 @@ if ARGV[2] ~= '1' then
   return {1, count}
 end
 drop_hold(holders_of(ARGV[5]), owner)
-keep_name(retention)
+refresh_name(retention)
 local now_ms, now_us = server_time()
 return {2, grant_waiting(now_ms, now_us, retention) > 0 and 1 or 0}
