@@ -41,14 +41,19 @@ class FamilyCheckTest {
       assertThat(r.updates().lost()).isZero();
     }
 
+    /** Reader w1 (token 50) reads from 0 to 100, reader w2 ({@code token}) from 20 to 120. */
+    private RunResult twoOverlappingReaders(long token) {
+      return new HistoryBuilder()
+          .readerSection("w1/0/1", RW, 50, 0, 100)
+          .readerSection("w2/0/1", RW, token, 20, 120)
+          .check(Fault.NONE, Workload.READ_WRITE);
+    }
+
     @Test
     void readersOfOneEpoch_shareItsToken_andPassEveryCheck() {
       // The second reader is granted while the first holds: it joins the epoch, same token; the
       // store accepts both reads (equal tokens pass).
-      RunResult r = new HistoryBuilder()
-          .readerSection("w1/0/1", RW, 50, 0, 100)
-          .readerSection("w2/0/1", RW, 50, 20, 120)
-          .check(Fault.NONE, Workload.READ_WRITE);
+      RunResult r = twoOverlappingReaders(50);
 
       assertThat(r.failures()).isEmpty();
       assertThat(r.fencing().violations()).isZero();
@@ -60,10 +65,7 @@ class FamilyCheckTest {
     void aLaterReaderWithALargerToken_isNoLoss() {
       // A reader that opened a later epoch (its token larger) does not take the lock from an
       // earlier reader: readers share the lock.
-      RunResult r = new HistoryBuilder()
-          .readerSection("w1/0/1", RW, 50, 0, 100)
-          .readerSection("w2/0/1", RW, 60, 20, 120)
-          .check(Fault.NONE, Workload.READ_WRITE);
+      RunResult r = twoOverlappingReaders(60);
 
       assertThat(r.failures()).isEmpty();
       assertThat(r.losses().lost()).isZero();
@@ -118,18 +120,26 @@ class FamilyCheckTest {
           && e.contains("the read of w2/0/1 (read, token 101)"));
     }
 
-    @Test
-    void staleReadAccepted_afterANewerWriter_isAViolation() {
-      // Reader w1 (token 100) is paused before its read; writer w2 (200) is granted and reads, then
-      // w1's read is accepted anyway.
-      RunResult r = new HistoryBuilder()
+    /**
+     * Reader w1 (token 100) is paused before its read, its lease runs out and {@code between} runs
+     * another hold; then w1's read is accepted anyway.
+     */
+    private RunResult pausedReaderReadsAfter(java.util.function.UnaryOperator<HistoryBuilder> between) {
+      HistoryBuilder h = new HistoryBuilder()
           .acquired("w1/0/1", RW, Hold.READ, 100, 0, 1, false)
-          .fault("pause-holder", "w1", 10, 2900)
-          .writerSection("w2/0/1", RW, 200, 2000, 2100)
+          .fault("pause-holder", "w1", 10, 2900);
+      return between.apply(h)
           .readShared("w1/0/1", RW, 100, 3000, 3001, "ok")
           .release("w1/0/1", RW, 100, 3100, false, Event.RELEASE_LOST)
           .lostNotice("w1/0/1", RW, 100, 2950)
           .check(Fault.PAUSE_HOLDER, Workload.READ_WRITE);
+    }
+
+    @Test
+    void staleReadAccepted_afterANewerWriter_isAViolation() {
+      // Reader w1 (token 100) is paused before its read; writer w2 (200) is granted and reads, then
+      // w1's read is accepted anyway.
+      RunResult r = pausedReaderReadsAfter(h -> h.writerSection("w2/0/1", RW, 200, 2000, 2100));
 
       assertThat(r.overlaps().pairs()).isEqualTo(1);
       assertThat(r.overlaps().unexplained()).isZero();
@@ -141,14 +151,7 @@ class FamilyCheckTest {
     void staleReadAccepted_afterTheReadOfALaterEpoch_isAViolation() {
       // Reader w1 (epoch token 100) is paused before its read and its lease runs out; reader w2 opens
       // the next epoch (110) and reads; then w1's read is accepted anyway.
-      RunResult r = new HistoryBuilder()
-          .acquired("w1/0/1", RW, Hold.READ, 100, 0, 1, false)
-          .fault("pause-holder", "w1", 10, 2900)
-          .readerSection("w2/0/1", RW, 110, 2000, 2100)
-          .readShared("w1/0/1", RW, 100, 3000, 3001, "ok")
-          .release("w1/0/1", RW, 100, 3100, false, Event.RELEASE_LOST)
-          .lostNotice("w1/0/1", RW, 100, 2950)
-          .check(Fault.PAUSE_HOLDER, Workload.READ_WRITE);
+      RunResult r = pausedReaderReadsAfter(h -> h.readerSection("w2/0/1", RW, 110, 2000, 2100));
 
       assertThat(r.overlaps().pairs()).as("readers may overlap").isZero();
       assertThat(r.fencing().tokenInversions()).isZero();
