@@ -11,8 +11,9 @@
 -- and sets of holders index them (NAME_SETS: a semaphore's KEYS[1] .. ':holders'; a read-write
 -- lock's KEYS[1] .. ':r' and KEYS[1] .. ':w'): a member whose hold key expired is removed when met.
 --
--- Every key here expires, and none before what depends on it: the marker lasts at least the fence
--- retention after its last acquisition or release, and never ends before a hold or a queue entry
+-- Every key here expires, and none before what depends on it: the marker lasts about the fence
+-- retention after its last acquisition or release (less at most a second, see refresh_name), and
+-- never ends before a hold or a queue entry
 -- of the name (else another kind could take the name beside them); each holder set lasts at least
 -- as long as the marker (else a hold would drop out of its set and be overlooked). Expiries are
 -- only ever raised (keep_name); renew.lua keeps the same rule.
