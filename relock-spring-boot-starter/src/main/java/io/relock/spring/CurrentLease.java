@@ -31,6 +31,7 @@ public final class CurrentLease {
   /**
    * The lease of the innermost {@link Locked} method running on this thread.
    *
+   * @return the lease; do not close it, the starter does
    * @throws IllegalStateException if no {@link Locked} method is running on this thread
    */
   public static LockLease get() {
@@ -42,7 +43,11 @@ public final class CurrentLease {
     return frame.lease();
   }
 
-  /** The lease of the innermost {@link Locked} method running on this thread, if any. */
+  /**
+   * The lease of the innermost {@link Locked} method running on this thread, if any.
+   *
+   * @return the lease, or an empty Optional if no {@link Locked} method is running on this thread
+   */
   public static Optional<LockLease> find() {
     Frame frame = CURRENT.get();
     return frame == null ? Optional.empty() : Optional.of(frame.lease());

@@ -78,23 +78,37 @@ import org.springframework.core.annotation.AliasFor;
 @Documented
 public @interface Locked {
 
-  /** The lock name, a SpEL expression; see the class documentation. Alias of {@link #name()}. */
+  /**
+   * The lock name, a SpEL expression; see the class documentation. Alias of {@link #name()}.
+   *
+   * @return the name expression; empty (the default) for the declaring class's name, a dot and the
+   *     method's name
+   */
   @AliasFor("name")
   String value() default "";
 
-  /** Alias of {@link #value()}. */
+  /**
+   * Alias of {@link #value()}.
+   *
+   * @return the name expression; empty (the default) as for {@link #value()}
+   */
   @AliasFor("value")
   String name() default "";
 
   /**
    * How long to wait for the lock: a duration such as {@code 500ms}, {@code 5s} or {@code PT1M},
    * or a {@code ${...}} placeholder that resolves to one. Default {@code 0}: one attempt.
+   *
+   * @return the longest wait, zero or more
    */
   String waitTime() default "0s";
 
   /**
    * A fixed lease, never renewed (a duration, as for {@link #waitTime()}). Default: none, the
    * watchdog renews the client's default lease until the method ends.
+   *
+   * @return the fixed lease, at least 1 ms; empty for none. Allowed only on methods returning a
+   *     value or {@code void}
    */
   String lease() default "";
 
@@ -103,13 +117,25 @@ public @interface Locked {
    * duration, as for {@link #waitTime()}): ShedLock's {@code lockAtLeastFor}. The lock is then released
    * by a timer of this application, renewed until then; if the application stops before, the
    * lock is released at shutdown. Default: none.
+   *
+   * @return the least time held, counted from the acquisition; empty for none. No longer than a
+   *     fixed {@link #lease()}
    */
   String holdAtLeast() default "";
 
-  /** What happens when the lock stays taken for the whole wait. */
+  /**
+   * What happens when the lock stays taken for the whole wait.
+   *
+   * @return the choice; {@link OnTimeout#DEFAULT} unless set
+   */
   OnTimeout onTimeout() default OnTimeout.DEFAULT;
 
-  /** How a lease lost while the method runs is reported. */
+  /**
+   * How a lease lost while the method runs is reported.
+   *
+   * @return the choice; {@link OnLost#DEFAULT}, the application's {@code relock.locked.on-lost},
+   *     unless set
+   */
   OnLost onLost() default OnLost.DEFAULT;
 
   /** What a {@link Locked} method does when its wait runs out. */

@@ -33,6 +33,13 @@ public class LockedAutoConfiguration {
   /** The name of the executor bean of asynchronous {@link Locked} methods. */
   public static final String EXECUTOR_BEAN = "relockLockedExecutor";
 
+  /**
+   * The post-processor that checks and proxies beans with {@link Locked} methods; static, so that
+   * it is registered before the beans it processes are created. Backs off when the application
+   * defines a {@link LockedMethodPostProcessor} of its own.
+   *
+   * @return a new post-processor
+   */
   @Bean
   @ConditionalOnMissingBean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)

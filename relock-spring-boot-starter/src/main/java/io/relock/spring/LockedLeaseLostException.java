@@ -30,12 +30,21 @@ public class LockedLeaseLostException extends LockLostException {
     this.returnValue = returnValue;
   }
 
-  /** What the method returned; null for {@code void}, a {@code Mono} or {@code Flux}. */
+  /**
+   * What the method returned; null for {@code void}, a {@code Mono} or {@code Flux}.
+   *
+   * @return the method's result (for a future, what the future completed with), or null; not
+   *     kept when the exception is serialized
+   */
   public Object returnValue() {
     return returnValue;
   }
 
-  /** The {@link Locked} method that ran. */
+  /**
+   * The {@link Locked} method that ran.
+   *
+   * @return the method; not kept when the exception is serialized
+   */
   public Method method() {
     return method;
   }

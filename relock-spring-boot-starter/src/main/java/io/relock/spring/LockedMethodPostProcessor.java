@@ -44,6 +44,11 @@ public class LockedMethodPostProcessor extends AbstractBeanFactoryAwareAdvisingP
   private transient Environment environment;
   private transient LockedInterceptor interceptor;
 
+  /**
+   * A post-processor that proxies by subclassing (CGLIB), puts its advice before any the bean
+   * already has, and is ordered just before {@code @Scheduled} processing ({@code
+   * LOWEST_PRECEDENCE - 100}). Usually created by {@link LockedAutoConfiguration}.
+   */
   public LockedMethodPostProcessor() {
     setProxyTargetClass(true);
     setBeforeExistingAdvisors(true);

@@ -9,6 +9,10 @@ package io.relock.spring;
 @FunctionalInterface
 public interface LostLeaseHandler {
 
-  /** {@code lost} was noticed: by a renewal that found the lock gone or taken, or at release. */
+  /**
+   * {@code lost} was noticed: by a renewal that found the lock gone or taken, or at release.
+   *
+   * @param lost which lease was lost: the lock's name, the lease's fencing token and the method
+   */
   void leaseLost(LostLease lost);
 }

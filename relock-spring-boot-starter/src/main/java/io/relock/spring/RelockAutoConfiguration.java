@@ -25,6 +25,18 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties({RelockProperties.class, RedisProperties.class})
 public class RelockAutoConfiguration {
 
+  /**
+   * The client, connected before this returns; closed when the application stops.
+   *
+   * @param relock the {@code relock.*} settings
+   * @param redis the {@code spring.data.redis.*} settings, for where to connect (unused when
+   *     {@code relock.redlock.nodes} is set)
+   * @return the connected client
+   * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
+   *     for a setting that cannot work, naming the property
+   * @throws io.relock.RelockException if Redis cannot be reached; the message names the address and
+   *     the properties it came from
+   */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public Relock relock(RelockProperties relock, RedisProperties redis) {

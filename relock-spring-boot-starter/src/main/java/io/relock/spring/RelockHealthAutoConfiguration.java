@@ -18,6 +18,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnSingleCandidate(Relock.class)
 public class RelockHealthAutoConfiguration {
 
+  /**
+   * The {@code relock} health indicator. Backs off when the application defines a bean named
+   * {@code relockHealthIndicator}.
+   *
+   * @param relock the application's only (or primary) {@link Relock} client
+   * @return the indicator of {@code relock}
+   */
   @Bean
   @ConditionalOnMissingBean(name = "relockHealthIndicator")
   @ConditionalOnEnabledHealthIndicator("relock")

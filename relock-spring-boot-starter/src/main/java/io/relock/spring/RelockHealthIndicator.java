@@ -19,6 +19,12 @@ public class RelockHealthIndicator implements HealthIndicator {
 
   private final Relock relock;
 
+  /**
+   * An indicator of one client.
+   *
+   * @param relock the client to check
+   * @throws NullPointerException if {@code relock} is null
+   */
   public RelockHealthIndicator(Relock relock) {
     this.relock = Objects.requireNonNull(relock, "relock");
   }

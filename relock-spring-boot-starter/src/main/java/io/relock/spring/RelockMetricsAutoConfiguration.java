@@ -22,6 +22,16 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(RelockProperties.class)
 public class RelockMetricsAutoConfiguration {
 
+  /**
+   * The meters of the application's client; closed when the application stops. Backs off when
+   * the application defines a {@link RelockMetrics} bean of its own.
+   *
+   * @param relock the application's only (or primary) {@link Relock} client
+   * @param properties the {@code relock.*} settings, for {@code relock.metrics.lock-name-pattern}
+   * @return the meters, not yet bound to a registry (Spring Boot binds them)
+   * @throws InvalidConfigurationPropertyValueException if {@code relock.metrics.lock-name-pattern}
+   *     is not a valid pattern
+   */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public RelockMetrics relockMetrics(Relock relock, RelockProperties properties) {

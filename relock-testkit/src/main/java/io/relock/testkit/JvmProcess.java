@@ -54,7 +54,14 @@ public final class JvmProcess implements AutoCloseable {
         outputReader.start();
     }
 
-    /** Starts {@code mainClass} with {@code args} in a new JVM, without extra JVM options. */
+    /**
+     * Starts {@code mainClass} with {@code args} in a new JVM, without extra JVM options.
+     *
+     * @param mainClass the class whose {@code main} the child runs; must be on this JVM's class path
+     * @param args the arguments of {@code main}
+     * @return the running child; close it to kill it if it is still alive
+     * @throws UncheckedIOException if the JVM or its log file cannot be created
+     */
     public static JvmProcess start(Class<?> mainClass, String... args) {
         return start(List.of(), mainClass, args);
     }
@@ -63,6 +70,12 @@ public final class JvmProcess implements AutoCloseable {
      * Starts {@code mainClass} with {@code args} in a new JVM: {@code java} from {@code java.home},
      * then {@code jvmArgs} (e.g. {@code -Xmx64m}, {@code -Dkey=value}), then this JVM's
      * {@code java.class.path}.
+     *
+     * @param jvmArgs options for the child JVM, placed before the class path; may be empty
+     * @param mainClass the class whose {@code main} the child runs; must be on this JVM's class path
+     * @param args the arguments of {@code main}
+     * @return the running child; close it to kill it if it is still alive
+     * @throws UncheckedIOException if the JVM or its log file cannot be created
      */
     public static JvmProcess start(List<String> jvmArgs, Class<?> mainClass, String... args) {
         Objects.requireNonNull(jvmArgs, "jvmArgs");
@@ -87,17 +100,29 @@ public final class JvmProcess implements AutoCloseable {
         }
     }
 
-    /** The child's pid. */
+    /**
+     * The child's pid.
+     *
+     * @return the operating system's process id of the child
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** Where the child's output is copied; kept after the child exits. */
+    /**
+     * Where the child's output is copied; kept after the child exits.
+     *
+     * @return the log file, under {@code ${java.io.tmpdir}/relock-testkit/jvm}
+     */
     public Path logFile() {
         return logFile;
     }
 
-    /** The child's stdout and stderr lines so far, as a snapshot. */
+    /**
+     * The child's stdout and stderr lines so far, as a snapshot.
+     *
+     * @return an unmodifiable copy of the lines read so far, in order, without line terminators
+     */
     public List<String> output() {
         synchronized (lines) {
             return List.copyOf(lines);
@@ -108,6 +133,9 @@ public final class JvmProcess implements AutoCloseable {
      * Waits until the child prints a line matching {@code match} and returns it. All output so far
      * is considered, so a line printed before this call is found too (the first match wins).
      *
+     * @param match the test a line must pass
+     * @param timeout how long to wait for a matching line
+     * @return the first matching line, without its line terminator
      * @throws IllegalStateException carrying the child's output, if no such line appears within
      *     {@code timeout} or the child's output ends (it exited) first
      */
@@ -147,6 +175,8 @@ public final class JvmProcess implements AutoCloseable {
     /**
      * Waits for the child to exit and returns its exit code, once its output has been collected.
      *
+     * @param timeout how long to wait for the child to exit
+     * @return the child's exit code
      * @throws IllegalStateException carrying the output, if it is still running after {@code timeout}
      */
     public int waitFor(Duration timeout) {
@@ -188,7 +218,11 @@ public final class JvmProcess implements AutoCloseable {
         Signals.resume(process.pid());
     }
 
-    /** Whether the child is alive (a paused child counts as alive). */
+    /**
+     * Whether the child is alive (a paused child counts as alive).
+     *
+     * @return {@code true} until the child has exited
+     */
     public boolean isAlive() {
         return process.isAlive();
     }

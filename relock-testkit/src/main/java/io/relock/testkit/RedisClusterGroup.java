@@ -98,6 +98,10 @@ public final class RedisClusterGroup implements AutoCloseable {
         /**
          * How many primaries share the slots; default 3. A failover needs the votes of a majority
          * of the primaries, so {@link RedisClusterGroup#failover} needs at least 3.
+         *
+         * @param count the number of primaries, from 1 to {@value RedisClusterGroup#SLOT_COUNT}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code count} is out of that range
          */
         public Builder primaries(int count) {
             if (count < 1 || count > SLOT_COUNT) {
@@ -107,7 +111,13 @@ public final class RedisClusterGroup implements AutoCloseable {
             return this;
         }
 
-        /** How many replicas each primary gets; default 0. Use 1 for failover tests. */
+        /**
+         * How many replicas each primary gets; default 0. Use 1 for failover tests.
+         *
+         * @param count the number of replicas per primary, 0 or more
+         * @return this builder
+         * @throws IllegalArgumentException if {@code count} is negative
+         */
         public Builder replicasPerPrimary(int count) {
             if (count < 0) {
                 throw new IllegalArgumentException("replicasPerPrimary must not be negative: " + count);
@@ -120,6 +130,10 @@ public final class RedisClusterGroup implements AutoCloseable {
          * {@code cluster-node-timeout}: how long a node may be unreachable before it is considered
          * failing, which bounds how fast a failover starts. Default 2 seconds (Redis: 15); whole
          * milliseconds, at least 1.
+         *
+         * @param timeout the node timeout; truncated to whole milliseconds
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is under 1 ms
          */
         public Builder nodeTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout");
@@ -135,13 +149,21 @@ public final class RedisClusterGroup implements AutoCloseable {
          * across {@link RedisServer#restart()}, so a killed node restarted by a test rejoins the
          * cluster under its old identity (a former primary as a replica of whoever took over).
          * See {@link RedisServer.Builder#persistence(boolean)}. Default: no persistence.
+         *
+         * @param enabled whether every node keeps its data and cluster state across restarts
+         * @return this builder
          */
         public Builder persistence(boolean enabled) {
             this.persistence = enabled;
             return this;
         }
 
-        /** Runs this redis-server binary instead of the one {@link RedisServer#binary()} finds. */
+        /**
+         * Runs this redis-server binary instead of the one {@link RedisServer#binary()} finds.
+         *
+         * @param redisServer the redis-server executable, for every node
+         * @return this builder
+         */
         public Builder binary(Path redisServer) {
             this.binary = Objects.requireNonNull(redisServer, "redisServer");
             return this;
@@ -151,6 +173,10 @@ public final class RedisClusterGroup implements AutoCloseable {
          * Appends raw arguments for every node, e.g. {@code arg("--maxmemory", "10mb")}; may be
          * called repeatedly. Do not pass authentication or port options: the group talks to its
          * nodes without a password on the ports it picked.
+         *
+         * @param extraArgs the arguments, passed to every node's redis-server after the group's own
+         * @return this builder
+         * @throws IllegalArgumentException if an argument is null
          */
         public Builder arg(String... extraArgs) {
             Objects.requireNonNull(extraArgs, "extraArgs");
@@ -165,6 +191,7 @@ public final class RedisClusterGroup implements AutoCloseable {
          * Starts the nodes, forms the cluster and returns once it is healthy (see the class
          * comment). The builder may be reused.
          *
+         * @return the healthy cluster; close it to kill every node
          * @throws IllegalStateException if a node does not start or the cluster does not become
          *     healthy within 60 seconds; everything started is closed again
          */
@@ -215,12 +242,23 @@ public final class RedisClusterGroup implements AutoCloseable {
         this.nodes = List.copyOf(nodes);
     }
 
-    /** Starts a cluster of 3 primaries without replicas. */
+    /**
+     * Starts a cluster of 3 primaries without replicas.
+     *
+     * @return the healthy cluster; close it to kill every node
+     * @throws IllegalStateException if a node does not start or the cluster does not become healthy
+     *     within 60 seconds
+     */
     public static RedisClusterGroup start() {
         return builder().start();
     }
 
-    /** Options for a cluster: primaries, replicas per primary, node timeout, persistence, binary, raw arguments. */
+    /**
+     * Options for a cluster: primaries, replicas per primary, node timeout, persistence, binary, raw
+     * arguments.
+     *
+     * @return a new builder with the defaults of {@link #start()}
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -336,7 +374,12 @@ public final class RedisClusterGroup implements AutoCloseable {
         }
     }
 
-    /** The URIs of the running primaries ({@code redis://127.0.0.1:PORT}), for a cluster client to start from. */
+    /**
+     * The URIs of the running primaries ({@code redis://127.0.0.1:PORT}), for a cluster client to
+     * start from.
+     *
+     * @return the URIs of {@link #primaries()}, in the same order
+     */
     public List<String> seedUris() {
         return primaries().stream().map(RedisServer::uri).toList();
     }
@@ -344,12 +387,20 @@ public final class RedisClusterGroup implements AutoCloseable {
     /**
      * Every node this group started, running or not, in start order: the primaries first (in slot
      * order), then the replicas. Roles may have changed since; see {@link #primaries()}.
+     *
+     * @return an unmodifiable list of every node
      */
     public List<RedisServer> nodes() {
         return nodes;
     }
 
-    /** The running nodes that the cluster currently counts as primaries (not failed), in {@link #nodes()} order. */
+    /**
+     * The running nodes that the cluster currently counts as primaries (not failed), in {@link
+     * #nodes()} order.
+     *
+     * @return a new list of the primaries; a paused primary stays in it until the cluster marks it
+     *     failed
+     */
     public List<RedisServer> primaries() {
         requireOpen();
         Map<String, NodeLine> view = view();
@@ -363,7 +414,14 @@ public final class RedisClusterGroup implements AutoCloseable {
         return primaries;
     }
 
-    /** The running replicas of {@code primary} according to the cluster (possibly none), in {@link #nodes()} order. */
+    /**
+     * The running replicas of {@code primary} according to the cluster (possibly none), in {@link
+     * #nodes()} order.
+     *
+     * @param primary a node of this cluster
+     * @return a new list of its running replicas; empty if it has none
+     * @throws IllegalArgumentException if {@code primary} is not a node of this cluster
+     */
     public List<RedisServer> replicasOf(RedisServer primary) {
         requireOpen();
         return replicasIn(view(), requireMember(primary));
@@ -373,7 +431,10 @@ public final class RedisClusterGroup implements AutoCloseable {
      * The (first) running replica of {@code primary}; also works once {@code primary} is dead but
      * not yet replaced.
      *
+     * @param primary a node of this cluster
+     * @return the first of {@link #replicasOf(RedisServer)}
      * @throws IllegalStateException if it has none
+     * @throws IllegalArgumentException if {@code primary} is not a node of this cluster
      */
     public RedisServer replicaOf(RedisServer primary) {
         List<RedisServer> replicas = replicasOf(primary);
@@ -387,12 +448,20 @@ public final class RedisClusterGroup implements AutoCloseable {
      * The hash slot of a key, as Redis computes it: CRC16 (XMODEM) of the key's UTF-8 bytes modulo
      * 16384, where a key with a non-empty hash tag ({@code "{user1000}.following"}) hashes only the
      * part between its first <code>{</code> and the first <code>}</code> after it.
+     *
+     * @param key the key
+     * @return the slot, from 0 to 16383
      */
     public static int slotOf(String key) {
         return slotOf(Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The hash slot of a binary key; see {@link #slotOf(String)}. */
+    /**
+     * The hash slot of a binary key; see {@link #slotOf(String)}.
+     *
+     * @param key the key's bytes
+     * @return the slot, from 0 to 16383
+     */
     public static int slotOf(byte[] key) {
         Objects.requireNonNull(key, "key");
         int from = 0;
@@ -434,6 +503,9 @@ public final class RedisClusterGroup implements AutoCloseable {
      * The primary that owns {@code slot} according to the cluster; right after a primary died this
      * may still be that dead primary, until a replica has taken over.
      *
+     * @param slot the hash slot, from 0 to 16383
+     * @return the owner, running or not
+     * @throws IllegalArgumentException if {@code slot} is out of range
      * @throws IllegalStateException if no node owns the slot
      */
     public RedisServer primaryForSlot(int slot) {
@@ -450,7 +522,13 @@ public final class RedisClusterGroup implements AutoCloseable {
         throw new IllegalStateException("no node of this cluster owns slot " + slot);
     }
 
-    /** The primary that owns the slot of {@code key}; see {@link #primaryForSlot(int)}. */
+    /**
+     * The primary that owns the slot of {@code key}; see {@link #primaryForSlot(int)}.
+     *
+     * @param key the key, hash tag included
+     * @return the owner of {@link #slotOf(String) its slot}, running or not
+     * @throws IllegalStateException if no node owns the slot
+     */
     public RedisServer primaryFor(String key) {
         return primaryForSlot(slotOf(key));
     }
@@ -465,7 +543,10 @@ public final class RedisClusterGroup implements AutoCloseable {
      * owning the slot. Does nothing if {@code target} already owns it. Keys are handled as UTF-8
      * strings.
      *
-     * @throws IllegalArgumentException if {@code target} is not a running primary of this cluster
+     * @param slot the hash slot to move, from 0 to 16383
+     * @param target the primary to move it to
+     * @throws IllegalArgumentException if {@code slot} is out of range, or {@code target} is not a
+     *     running primary of this cluster
      * @throws IllegalStateException if the slot's owner is not running, or the cluster does not
      *     settle within 30 seconds
      * @throws RedisServer.ErrorReply if Redis refuses a step (the slot may be left half-migrated)
@@ -515,6 +596,7 @@ public final class RedisClusterGroup implements AutoCloseable {
      * Kills the running primary {@code primary} with SIGKILL, after noting its slots and replicas
      * for {@link #awaitPromotion}. Returns at once, before the cluster notices.
      *
+     * @param primary a running primary of this cluster
      * @return {@code primary}, for {@code awaitPromotion(killPrimary(p), deadline)}
      * @throws IllegalArgumentException if it is not a running primary of this cluster
      */
@@ -539,6 +621,9 @@ public final class RedisClusterGroup implements AutoCloseable {
      * over) has been promoted: it is a primary, every live node sees it owning all the slots the
      * dead primary had, and the cluster is healthy again on all live nodes.
      *
+     * @param killedPrimary a primary of this cluster that was killed (best with {@link
+     *     #killPrimary}, which notes its slots and replicas) or is paused
+     * @param deadline how long to wait for the promotion and for the cluster to be healthy
      * @return the promoted replica
      * @throws IllegalStateException if {@code killedPrimary} is still running and not paused, had
      *     no slots or no replica, or the promotion does not happen within {@code deadline}
@@ -591,7 +676,11 @@ public final class RedisClusterGroup implements AutoCloseable {
      * {@link #killPrimary Kills} {@code primary} and {@link #awaitPromotion waits} (30 seconds plus
      * 5 node timeouts) for one of its replicas to take over.
      *
+     * @param primary a running primary of this cluster, with at least one replica
      * @return the promoted replica
+     * @throws IllegalArgumentException if {@code primary} is not a running primary of this cluster
+     * @throws IllegalStateException if it had no slots or no replica, or no replica took over in
+     *     time
      */
     public RedisServer failover(RedisServer primary) {
         return awaitPromotion(killPrimary(primary), SETTLE_DEADLINE.plus(settings.nodeTimeout().multipliedBy(5)));
@@ -603,6 +692,7 @@ public final class RedisClusterGroup implements AutoCloseable {
      * running nodes, and every running replica's replication link is up. For tests that change the
      * cluster themselves.
      *
+     * @param deadline how long to wait
      * @throws IllegalStateException if that does not happen within {@code deadline}
      */
     public void awaitHealthy(Duration deadline) {
@@ -630,7 +720,12 @@ public final class RedisClusterGroup implements AutoCloseable {
         }
     }
 
-    /** The {@code cluster-node-timeout} the nodes run with. */
+    /**
+     * The {@code cluster-node-timeout} the nodes run with.
+     *
+     * @return the node timeout, in whole milliseconds, as given to {@link Builder#nodeTimeout}
+     *     (default 2 seconds)
+     */
     public Duration nodeTimeout() {
         return settings.nodeTimeout();
     }

@@ -43,12 +43,21 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         this(RedisServer.builder());
     }
 
-    /** A server started from {@code builder}, e.g. {@code RedisServer.builder().password("secret")}. */
+    /**
+     * A server started from {@code builder}, e.g. {@code RedisServer.builder().password("secret")}.
+     *
+     * @param builder the configured builder; {@link RedisServer.Builder#start()} is called on it
+     *     each time the extension starts a server
+     */
     public RedisExtension(RedisServer.Builder builder) {
         this.builder = Objects.requireNonNull(builder, "builder");
     }
 
-    /** A server with an append-only file, whose data survives {@link RedisServer#restart()}. */
+    /**
+     * A server with an append-only file, whose data survives {@link RedisServer#restart()}.
+     *
+     * @return a new extension, to register in a static field
+     */
     public static RedisExtension withPersistence() {
         return new RedisExtension(RedisServer.builder().persistence(true));
     }
@@ -56,6 +65,8 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     /**
      * The server of the current test class, started on first use if JUnit has not started it yet
      * (as happens for constructor parameters with {@code Lifecycle.PER_CLASS}).
+     *
+     * @return the running (or stopped, killed or paused, if a test left it so) server
      */
     public synchronized RedisServer server() {
         if (server == null) {

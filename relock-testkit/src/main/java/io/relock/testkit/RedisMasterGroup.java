@@ -26,7 +26,13 @@ public final class RedisMasterGroup implements AutoCloseable {
     private RedisMasterGroup() {
     }
 
-    /** Starts {@code n} masters with the test kit's defaults (no persistence). */
+    /**
+     * Starts {@code n} masters with the test kit's defaults (no persistence).
+     *
+     * @param n how many masters, at least 1 (Redlock wants an odd number of at least three)
+     * @return the running group, each master behind a proxy of its own; close it to stop them all
+     * @throws IllegalArgumentException if {@code n} is below 1
+     */
     public static RedisMasterGroup start(int n) {
         return start(n, b -> b);
     }
@@ -35,6 +41,11 @@ public final class RedisMasterGroup implements AutoCloseable {
      * Starts {@code n} masters, each built by {@code custom} applied to a fresh {@link
      * RedisServer#builder()} (for example to turn persistence on).
      *
+     * @param n how many masters, at least 1
+     * @param custom applied once per master to a fresh builder; returns the builder to start from
+     * @return the running group, each master behind a proxy of its own; close it to stop them all.
+     *     If a master or proxy fails to start, those already started are stopped and the failure is
+     *     rethrown
      * @throws IllegalArgumentException if {@code n} is below 1
      */
     public static RedisMasterGroup start(int n, UnaryOperator<RedisServer.Builder> custom) {
@@ -55,32 +66,61 @@ public final class RedisMasterGroup implements AutoCloseable {
         return group;
     }
 
-    /** How many masters. */
+    /**
+     * How many masters.
+     *
+     * @return the number of masters, as given to {@code start}
+     */
     public int size() {
         return masters.size();
     }
 
-    /** Master {@code i}, to kill, pause, restart or query directly. */
+    /**
+     * Master {@code i}, to kill, pause, restart or query directly.
+     *
+     * @param i the master's index, from 0 to {@link #size()} - 1
+     * @return the master's server
+     * @throws IndexOutOfBoundsException if there is no master {@code i}
+     */
     public RedisServer master(int i) {
         return masters.get(i);
     }
 
-    /** Every master, in order. */
+    /**
+     * Every master, in order.
+     *
+     * @return an unmodifiable list of the masters' servers
+     */
     public List<RedisServer> masters() {
         return List.copyOf(masters);
     }
 
-    /** The masters' own URIs. */
+    /**
+     * The masters' own URIs, bypassing the proxies.
+     *
+     * @return a new array holding each master's {@link RedisServer#uri()}, in order
+     */
     public String[] uris() {
         return masters.stream().map(RedisServer::uri).toArray(String[]::new);
     }
 
-    /** URIs through each master's proxy: what {@link #partition(int)} cuts off. */
+    /**
+     * URIs through each master's proxy: what {@link #partition(int)} cuts off.
+     *
+     * @return a new array holding each proxy's {@link TcpProxy#uri()} (without credentials), in
+     *     master order
+     */
     public String[] proxiedUris() {
         return proxies.stream().map(TcpProxy::uri).toArray(String[]::new);
     }
 
-    /** The proxy in front of master {@code i}. */
+    /**
+     * The proxy in front of master {@code i}.
+     *
+     * @param i the master's index, from 0 to {@link #size()} - 1
+     * @return the proxy, to add latency or cut connections
+     * @throws IndexOutOfBoundsException if there is no master {@code i}
+     */
     public TcpProxy proxy(int i) {
         return proxies.get(i);
     }
@@ -88,12 +128,18 @@ public final class RedisMasterGroup implements AutoCloseable {
     /**
      * Makes master {@code i} unreachable through its proxy: bytes are dropped both ways, so clients
      * see timeouts (see {@link TcpProxy#blackhole()}).
+     *
+     * @param i the master's index, from 0 to {@link #size()} - 1
      */
     public void partition(int i) {
         proxies.get(i).blackhole();
     }
 
-    /** Ends {@link #partition(int)}: plain forwarding again. */
+    /**
+     * Ends {@link #partition(int)}: plain forwarding again.
+     *
+     * @param i the master's index, from 0 to {@link #size()} - 1
+     */
     public void heal(int i) {
         proxies.get(i).restore();
     }

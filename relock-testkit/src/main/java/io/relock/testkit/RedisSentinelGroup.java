@@ -99,7 +99,13 @@ public final class RedisSentinelGroup implements AutoCloseable {
         private Builder() {
         }
 
-        /** The name the sentinels monitor the group under. Default {@code "mymaster"}. */
+        /**
+         * The name the sentinels monitor the group under. Default {@code "mymaster"}.
+         *
+         * @param name the master name: letters, digits, {@code '.'}, {@code '_'} and {@code '-'}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code name} is empty or has other characters
+         */
         public Builder masterName(String name) {
             Objects.requireNonNull(name, "name");
             if (!name.matches("[A-Za-z0-9._-]+")) {
@@ -110,7 +116,13 @@ public final class RedisSentinelGroup implements AutoCloseable {
             return this;
         }
 
-        /** How many replicas to start next to the primary. Default 1; with 0 no failover can happen. */
+        /**
+         * How many replicas to start next to the primary. Default 1; with 0 no failover can happen.
+         *
+         * @param count the number of replicas, 0 or more
+         * @return this builder
+         * @throws IllegalArgumentException if {@code count} is negative
+         */
         public Builder replicas(int count) {
             if (count < 0) {
                 throw new IllegalArgumentException("replica count must not be negative: " + count);
@@ -123,6 +135,11 @@ public final class RedisSentinelGroup implements AutoCloseable {
          * The sentinels' {@code down-after-milliseconds}: how long the primary must be unreachable
          * before a failover starts. Default 1 second. {@code failover-timeout} is the larger of 3
          * seconds and three times this.
+         *
+         * @param downAfter the time, from 1 ms to {@code Integer.MAX_VALUE / 3} ms (about 8 days);
+         *     used in whole milliseconds
+         * @return this builder
+         * @throws IllegalArgumentException if {@code downAfter} is out of that range
          */
         public Builder downAfter(Duration downAfter) {
             Objects.requireNonNull(downAfter, "downAfter");
@@ -139,6 +156,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
          * primary, every replica and the two other sentinels (so a failover can happen at once).
          * The builder may be reused.
          *
+         * @return the running group; close it to stop every process
          * @throws IllegalStateException if the group does not come up within 30 seconds; whatever
          *     was started is stopped
          */
@@ -172,22 +190,39 @@ public final class RedisSentinelGroup implements AutoCloseable {
         this.sentinelPassword = HexFormat.of().formatHex(secret);
     }
 
-    /** Starts a group named {@code "mymaster"} with one replica and {@code down-after-milliseconds} 1000. */
+    /**
+     * Starts a group named {@code "mymaster"} with one replica and {@code down-after-milliseconds} 1000.
+     *
+     * @return the running group, ready for a failover; close it to stop every process
+     * @throws IllegalStateException if the group does not come up within 30 seconds
+     */
     public static RedisSentinelGroup start() {
         return builder().start();
     }
 
-    /** Options for a group: master name, number of replicas, sentinels' down-after time. */
+    /**
+     * Options for a group: master name, number of replicas, sentinels' down-after time.
+     *
+     * @return a new builder with the defaults of {@link #start()}
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The name the sentinels monitor the group under, e.g. {@code "mymaster"}. */
+    /**
+     * The name the sentinels monitor the group under, e.g. {@code "mymaster"}.
+     *
+     * @return the master name given to the builder
+     */
     public String masterName() {
         return settings.masterName();
     }
 
-    /** One {@code redis://127.0.0.1:PORT} URI per sentinel, in start order. */
+    /**
+     * One {@code redis://127.0.0.1:PORT} URI per sentinel, in start order.
+     *
+     * @return an unmodifiable list of the sentinels' URIs
+     */
     public List<String> sentinelUris() {
         return sentinels().stream().map(RedisServer::uri).toList();
     }
@@ -195,6 +230,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
     /**
      * All sentinels in Lettuce's form:
      * {@code redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3#mymaster}.
+     *
+     * @return the URI naming every sentinel and the master name
      */
     public String sentinelUri() {
         return "redis-sentinel://"
@@ -206,6 +243,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
      * The current primary as the sentinels report it ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}):
      * the address a majority of the sentinels that answer agree on.
      *
+     * @return the data node at that address
      * @throws IllegalStateException if the sentinels disagree (a failover is under way), none
      *     answers, or the address is none of this group's nodes
      */
@@ -240,6 +278,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
      * each replicates (or, once restarted, will replicate) through its own proxy. After
      * {@link #awaitFailover(Duration)} the promoted node leaves this list and the killed primary
      * joins it.
+     *
+     * @return an unmodifiable snapshot of the replicas
      */
     public List<RedisServer> replicas() {
         synchronized (lock) {
@@ -247,14 +287,22 @@ public final class RedisSentinelGroup implements AutoCloseable {
         }
     }
 
-    /** Every data node (primary and replicas, running or not), in start order. */
+    /**
+     * Every data node (primary and replicas, running or not), in start order.
+     *
+     * @return an unmodifiable snapshot of the data nodes; the first was the primary at start
+     */
     public List<RedisServer> nodes() {
         synchronized (lock) {
             return List.copyOf(nodes);
         }
     }
 
-    /** The three sentinels, in start order. */
+    /**
+     * The three sentinels, in start order.
+     *
+     * @return an unmodifiable snapshot of the sentinels
+     */
     public List<RedisServer> sentinels() {
         synchronized (lock) {
             return List.copyOf(sentinels);
@@ -290,6 +338,9 @@ public final class RedisSentinelGroup implements AutoCloseable {
     /**
      * Delays every replica's link to the primary by {@code latency} in each direction (the
      * replicas see writes that much later), until {@link #restoreReplication()}. Lifts a cut.
+     *
+     * @param latency the delay added in each direction, zero or more; zero means plain forwarding
+     * @throws IllegalArgumentException if {@code latency} is negative
      */
     public void delayReplication(Duration latency) {
         synchronized (lock) {
@@ -304,6 +355,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
      * once, without waiting for the sentinels. Follow with {@link #awaitFailover(Duration)}; after
      * that, {@link RedisServer#restart()} brings the killed node back as a replica.
      *
+     * @return the killed node, no longer running
      * @throws IllegalStateException if the sentinels report a primary other than the one the
      *     group last linked its replicas to (call {@link #awaitFailover(Duration)} first)
      */
@@ -336,6 +388,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
      * only when that timeout expires. Should the sentinels fail over twice in a row (rare; see the
      * sentinels' logs), the node returned is the last one promoted.
      *
+     * @param deadline how long to wait for the sentinels to agree on the new primary
+     * @return the promoted node, now the primary the other nodes are linked to
      * @throws IllegalStateException if that does not happen within {@code deadline}; the message
      *     says what each sentinel reported
      */
@@ -383,6 +437,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
      * (through its proxy) and has processed everything the primary had written when this method
      * was called (compares {@code INFO replication} offsets).
      *
+     * @param deadline how long to wait for the replicas to catch up
      * @throws IllegalStateException if that does not happen within {@code deadline} (e.g.
      *     replication is cut; the message gives each replica's state), or if the primary is not
      *     running (after {@link #killPrimary()}, call {@link #awaitFailover(Duration)} first)

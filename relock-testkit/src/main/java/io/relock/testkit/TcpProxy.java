@@ -72,6 +72,12 @@ public final class TcpProxy implements AutoCloseable {
     /**
      * Starts a proxy on a free port of 127.0.0.1 forwarding to {@code targetHost:targetPort}.
      * The target is connected to once per accepted client; it need not be up yet.
+     *
+     * @param targetHost the host to forward to, a name or an address
+     * @param targetPort the port to forward to, 1 to 65535
+     * @return the running proxy, forwarding; close it to stop it
+     * @throws IllegalArgumentException if {@code targetPort} is out of range
+     * @throws UncheckedIOException if the proxy cannot listen
      */
     public static TcpProxy start(String targetHost, int targetPort) {
         Objects.requireNonNull(targetHost, "targetHost");
@@ -85,12 +91,20 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    /** The port the proxy listens on. */
+    /**
+     * The port the proxy listens on.
+     *
+     * @return the proxy's port on 127.0.0.1
+     */
     public int port() {
         return listener.getLocalPort();
     }
 
-    /** {@code redis://127.0.0.1:<proxy port>}, without credentials. */
+    /**
+     * {@code redis://127.0.0.1:<proxy port>}, without credentials.
+     *
+     * @return the URI that reaches the target through this proxy
+     */
     public String uri() {
         return "redis://127.0.0.1:" + port();
     }
@@ -122,6 +136,9 @@ public final class TcpProxy implements AutoCloseable {
     /**
      * Forwards everything with {@code latency} added to every chunk of bytes, in both directions,
      * preserving order. {@code Duration.ZERO} means plain forwarding. Lifts a cut or blackhole.
+     *
+     * @param latency the delay added to each chunk, zero or more
+     * @throws IllegalArgumentException if {@code latency} is negative
      */
     public void delay(Duration latency) {
         Objects.requireNonNull(latency, "latency");
