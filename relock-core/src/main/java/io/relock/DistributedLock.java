@@ -67,7 +67,12 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock extends Lock {
 
-  /** The lock's name, as given to {@link Relock#lock(String)}. */
+  /**
+   * The lock's name, as given to {@link Relock#lock(String)}.
+   *
+   * @return the name this lock was obtained by; for a {@link Relock#multiLock multi-lock}, its
+   *     names joined by commas
+   */
   String name();
 
   /**
@@ -85,6 +90,9 @@ public interface DistributedLock extends Lock {
   /**
    * Acquires the lock for a fixed {@code lease} that is never renewed, waiting at most {@code wait}.
    *
+   * @param wait how long to wait; zero means one attempt without waiting
+   * @param lease how long Redis keeps the lock unless the lease is closed first; at least 1 ms
+   * @return the lease; close it to release
    * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is under 1 ms
    * @see #acquire(Duration)
    */
@@ -93,6 +101,9 @@ public interface DistributedLock extends Lock {
   /**
    * Like {@link #acquire(Duration)}, but returns an empty Optional instead of throwing {@link
    * LockTimeoutException} when the wait runs out.
+   *
+   * @param wait how long to wait; zero means one attempt without waiting
+   * @return the lease, or an empty Optional if the lock stayed held for the whole wait
    */
   default Optional<LockLease> tryAcquire(Duration wait) {
     try {
@@ -108,6 +119,8 @@ public interface DistributedLock extends Lock {
    * future withdraws the waiter (and releases the lock if it was granted meanwhile). The future
    * completes on a relock thread, never on a Redis I/O thread.
    *
+   * @param wait how long to wait; zero means one attempt without waiting
+   * @return a future of the lease, which the caller closes to release
    * @throws IllegalArgumentException if {@code wait} is negative (thrown, not in the future)
    */
   CompletableFuture<LockLease> acquireAsync(Duration wait);
@@ -161,16 +174,27 @@ public interface DistributedLock extends Lock {
   @Override
   Condition newCondition();
 
-  /** Whether any owner, in any process, holds the lock now. One Redis round trip. */
+  /**
+   * Whether any owner, in any process, holds the lock now. One Redis round trip.
+   *
+   * @return true if Redis reports a holder at the moment it answers
+   */
   boolean isLocked();
 
-  /** Whether the calling thread holds the lock through {@link #lock()}-style calls. Local only. */
+  /**
+   * Whether the calling thread holds the lock through {@link #lock()}-style calls. Local only.
+   *
+   * @return true if the calling thread has a {@code lock()}-style hold that has not been lost
+   */
   boolean isHeldByCurrentThread();
 
   /**
    * The calling thread's {@code lock()}-style hold count; 0 if it does not hold the lock. Local
    * only: the client keeps the count that counts. (Redis keeps a copy for operators, which can run
    * ahead after a re-entry that was interrupted while Redis ran it.)
+   *
+   * @return how many {@code lock()}-style holds the calling thread has not yet unlocked; 0 if it
+   *     holds none
    */
   int getHoldCount();
 

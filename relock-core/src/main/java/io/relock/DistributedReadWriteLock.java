@@ -40,12 +40,24 @@ package io.relock;
  */
 public interface DistributedReadWriteLock {
 
-  /** The name, as given to {@link Relock#readWriteLock(String)}. */
+  /**
+   * The name, as given to {@link Relock#readWriteLock(String)}.
+   *
+   * @return the name this read-write lock was obtained by
+   */
   String name();
 
-  /** The lock readers share. */
+  /**
+   * The lock readers share.
+   *
+   * @return the lock readers take: shared with other readers, exclusive with a writer
+   */
   DistributedLock readLock();
 
-  /** The lock a writer holds alone. */
+  /**
+   * The lock a writer holds alone.
+   *
+   * @return the lock a writer takes: exclusive with other writers and with readers
+   */
   DistributedLock writeLock();
 }

@@ -23,15 +23,25 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface DistributedSemaphore {
 
-  /** The name, as given to {@link Relock#semaphore(String, int)}. */
+  /**
+   * The name, as given to {@link Relock#semaphore(String, int)}.
+   *
+   * @return the name this semaphore was obtained by
+   */
   String name();
 
-  /** How many leases may be held at once. */
+  /**
+   * How many leases may be held at once.
+   *
+   * @return the number of permits declared with {@link Relock#semaphore(String, int)}
+   */
   int permits();
 
   /**
    * Takes a permit with the default lease (renewed by the watchdog), waiting at most {@code wait}.
    *
+   * @param wait how long to wait for a free permit; zero means one attempt without waiting
+   * @return the lease of one permit; close it to give the permit back
    * @throws LockTimeoutException if no permit came free within the wait
    * @throws IllegalArgumentException if {@code wait} is negative
    * @throws RelockException if Redis failed, the name is another kind or was declared with other
@@ -39,10 +49,22 @@ public interface DistributedSemaphore {
    */
   LockLease acquire(Duration wait);
 
-  /** Takes a permit for a fixed {@code lease} that is never renewed; see {@link #acquire(Duration)}. */
+  /**
+   * Takes a permit for a fixed {@code lease} that is never renewed; see {@link #acquire(Duration)}.
+   *
+   * @param wait how long to wait for a free permit; zero means one attempt without waiting
+   * @param lease how long Redis keeps the permit unless the lease is closed first; at least 1 ms
+   * @return the lease of one permit; close it to give the permit back
+   * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is under 1 ms
+   */
   LockLease acquire(Duration wait, Duration lease);
 
-  /** Like {@link #acquire(Duration)}, but empty instead of {@link LockTimeoutException}. */
+  /**
+   * Like {@link #acquire(Duration)}, but empty instead of {@link LockTimeoutException}.
+   *
+   * @param wait how long to wait for a free permit; zero means one attempt without waiting
+   * @return the lease of one permit, or an empty Optional if none came free within the wait
+   */
   default Optional<LockLease> tryAcquire(Duration wait) {
     try {
       return Optional.of(acquire(wait));
@@ -54,6 +76,8 @@ public interface DistributedSemaphore {
   /**
    * Takes a permit without blocking the caller; see {@link DistributedLock#acquireAsync(Duration)}.
    *
+   * @param wait how long to wait for a free permit; zero means one attempt without waiting
+   * @return a future of the lease of one permit, which the caller closes to give the permit back
    * @throws IllegalArgumentException if {@code wait} is negative (thrown, not in the future)
    */
   CompletableFuture<LockLease> acquireAsync(Duration wait);
@@ -61,6 +85,8 @@ public interface DistributedSemaphore {
   /**
    * How many permits are free at the moment Redis answers (permits of holders whose lease ran out
    * are free). One Redis round trip.
+   *
+   * @return the number of permits no live lease holds, as Redis counts them when it answers
    */
   int availablePermits();
 }

@@ -31,6 +31,12 @@ import java.util.Optional;
 public record LockInfo(String name, Optional<Holder> holder, List<Waiter> waiters, long lastToken) {
 
   /**
+   * Checks the components, and copies {@code waiters} into an unmodifiable list.
+   *
+   * @param name the lock name
+   * @param holder who holds the lock; empty when it is free
+   * @param waiters the owners queued in Redis, in the order they will be served
+   * @param lastToken the highest fencing token issued for this name; 0 if none
    * @throws NullPointerException if a component is null
    */
   public LockInfo {
@@ -39,7 +45,11 @@ public record LockInfo(String name, Optional<Holder> holder, List<Waiter> waiter
     waiters = List.copyOf(waiters);
   }
 
-  /** Whether an owner holds the lock. */
+  /**
+   * Whether an owner holds the lock.
+   *
+   * @return true if {@link #holder()} is present
+   */
   public boolean isHeld() {
     return holder.isPresent();
   }
@@ -67,6 +77,14 @@ public record LockInfo(String name, Optional<Holder> holder, List<Waiter> waiter
       Optional<Instant> since) {
 
     /**
+     * Checks the components.
+     *
+     * @param ownerId the holding owner
+     * @param clientId the {@link Relock#clientId()} of the holding client
+     * @param holdCount how many holds Redis counts for the owner
+     * @param fencingToken the token of this hold
+     * @param remainingLease how long Redis keeps the lock unless it is renewed or released
+     * @param since when the owner was granted the lock; empty if Redis does not say
      * @throws NullPointerException if a component is null
      */
     public Holder {
@@ -86,6 +104,10 @@ public record LockInfo(String name, Optional<Holder> holder, List<Waiter> waiter
   public record Waiter(String ownerId, String clientId) {
 
     /**
+     * Checks the components.
+     *
+     * @param ownerId the waiting owner
+     * @param clientId the {@link Relock#clientId()} of its client
      * @throws NullPointerException if a component is null
      */
     public Waiter {

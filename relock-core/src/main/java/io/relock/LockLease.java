@@ -37,7 +37,11 @@ import java.time.Duration;
  */
 public interface LockLease extends AutoCloseable {
 
-  /** The name of the lock this lease holds. */
+  /**
+   * The name of the lock this lease holds.
+   *
+   * @return the lock's name, as {@link DistributedLock#name()} gives it
+   */
   String lockName();
 
   /**
@@ -47,12 +51,17 @@ public interface LockLease extends AutoCloseable {
    * granted while other readers hold it: it joins their read epoch and carries their token. Pass it
    * with every write to the protected resource (and with the read of a read-modify-write) and let
    * the resource refuse a token lower than the highest it has accepted, and accept an equal one.
+   *
+   * @return the token issued to this acquisition, the same for the life of the lease (for a
+   *     multi-lock, the largest of its locks' tokens; see {@link #fencingTokens()})
    */
   long fencingToken();
 
   /**
    * The fencing token of each lock this lease holds, by name: one entry, unless the lease holds
    * several locks at once ({@link Relock#multiLock(String...)}).
+   *
+   * @return an unmodifiable map from each lock name to its fencing token
    */
   default java.util.Map<String, Long> fencingTokens() {
     return java.util.Map.of(lockName(), fencingToken());
@@ -62,6 +71,8 @@ public interface LockLease extends AutoCloseable {
    * Whether this lease is still held: not closed, not reported lost, and the local monotonic clock
    * is before the time the acquisition (or last renewal) was sent plus the lease, minus the clock
    * drift allowance. Never contacts Redis.
+   *
+   * @return true while the lease is held by the local clock; false once it is closed or lost
    */
   boolean isValid();
 
@@ -69,6 +80,8 @@ public interface LockLease extends AutoCloseable {
    * How long this lease is still valid by the local monotonic clock; {@link Duration#ZERO} once it
    * is lost or closed. For a watchdog-renewed lease this is the time until the next renewal is due
    * to have happened, not the time the caller may keep it.
+   *
+   * @return the time left, never negative
    */
   Duration remaining();
 
@@ -80,6 +93,7 @@ public interface LockLease extends AutoCloseable {
    * listener that throws is logged and does not affect the lease or other listeners. Closing a
    * lease that was not lost never runs the listeners.
    *
+   * @param listener what to run, once, when the lease is lost
    * @throws NullPointerException if {@code listener} is null
    */
   void onLost(Runnable listener);

@@ -15,14 +15,25 @@ package io.relock;
 public class LockLostException extends IllegalMonitorStateException {
   private static final long serialVersionUID = 1L;
 
+  /** The name of the lock whose lease was lost. */
   private final String lockName;
 
+  /**
+   * Creates the exception; its message names the lock and the reason.
+   *
+   * @param lockName the name of the lock whose lease was lost
+   * @param reason how it was lost (expired, taken by another owner, ...), for the message
+   */
   public LockLostException(String lockName, String reason) {
     super("lease on lock '" + lockName + "' was lost: " + reason);
     this.lockName = lockName;
   }
 
-  /** The name of the lock whose lease was lost. */
+  /**
+   * The name of the lock whose lease was lost.
+   *
+   * @return the lock's name, as given to the constructor
+   */
   public String lockName() {
     return lockName;
   }

@@ -45,6 +45,9 @@ public final class RedisAcl {
    * its key and channel patterns are the prefix followed by {@code *}, with the prefix's glob
    * characters escaped.
    *
+   * @param keyPrefix the key prefix the client is built with; may be empty
+   * @return the ACL rule, {@link #RULE} with the key and channel patterns of {@code keyPrefix}
+   * @throws NullPointerException if {@code keyPrefix} is null
    * @throws IllegalArgumentException if the prefix is not one a client accepts, or holds a space
    *     (which ends an ACL rule)
    */

@@ -43,6 +43,7 @@ public final class Relock implements AutoCloseable {
    * @param redisUri {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS;
    *     or a primary behind Redis Sentinel in Lettuce's form {@code
    *     redis-sentinel://[user:password@]host1:26379,host2:26379[/db]#masterName}
+   * @return the connected client; close it to release the locks it still holds
    * @throws IllegalArgumentException if the URI is malformed; the message names it
    * @throws RelockException if no driver is on the class path or Redis cannot be reached
    */
@@ -50,7 +51,11 @@ public final class Relock implements AutoCloseable {
     return builder().uri(redisUri).build();
   }
 
-  /** A builder; each setter checks its argument at once. */
+  /**
+   * A builder; each setter checks its argument at once.
+   *
+   * @return a new builder with the default settings and no topology chosen yet
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -58,6 +63,8 @@ public final class Relock implements AutoCloseable {
   /**
    * The lock called {@code name}. Every client using the same name (and key prefix) shares it.
    *
+   * @param name the lock's name: not blank, at most 1,024 UTF-8 bytes
+   * @return the lock; obtaining it does not contact Redis
    * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is empty, blank or longer than 1,024 UTF-8
    *     bytes
@@ -73,6 +80,8 @@ public final class Relock implements AutoCloseable {
    * exclusive lock or a semaphore while it is in use as a read-write lock fails with {@link
    * RelockException} naming what it is.
    *
+   * @param name the lock's name: not blank, at most 1,024 UTF-8 bytes
+   * @return the read-write lock; obtaining it does not contact Redis
    * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is empty, blank or longer than 1,024 UTF-8 bytes
    * @throws UnsupportedOperationException on {@link Builder#redlock Redlock} masters, which offer
@@ -87,6 +96,10 @@ public final class Relock implements AutoCloseable {
    * The semaphore called {@code name}, with {@code permits} leases to hand out (see {@link
    * DistributedSemaphore}). Every client must declare the same number of permits for a name.
    *
+   * @param name the semaphore's name: not blank, at most 1,024 UTF-8 bytes
+   * @param permits how many leases may be held at once; at least 1
+   * @return the semaphore; obtaining it does not contact Redis (a different number of permits is
+   *     found out when it is used)
    * @throws IllegalArgumentException if {@code name} is not a valid lock name, or {@code permits}
    *     is not positive
    * @throws UnsupportedOperationException on {@link Builder#redlock Redlock} masters
@@ -113,6 +126,9 @@ public final class Relock implements AutoCloseable {
    * allows: {@code lock()} without limit, since the holder may keep renewing its lease; a timed
    * wait that runs out releases the locks it took.
    *
+   * @param names the lock names, at least one, each given once, in any order
+   * @return one lock that holds all of them; obtaining it does not contact Redis
+   * @throws NullPointerException if {@code names} is null
    * @throws IllegalArgumentException if no name is given, a name is given twice, or a name is not
    *     a valid lock name
    */
@@ -134,12 +150,19 @@ public final class Relock implements AutoCloseable {
   /**
    * Registers {@code listener} to hear this client's acquisitions, releases, lost leases,
    * renewals and Redis calls from now on (see {@link RelockListener} for the threads it runs on).
+   *
+   * @param listener the listener to add
+   * @throws NullPointerException if {@code listener} is null
    */
   public void addListener(RelockListener listener) {
     engine.addListener(listener);
   }
 
-  /** Stops {@code listener} hearing this client; does nothing if it was not registered. */
+  /**
+   * Stops {@code listener} hearing this client; does nothing if it was not registered.
+   *
+   * @param listener a listener given to {@link #addListener}
+   */
   public void removeListener(RelockListener listener) {
     engine.removeListener(listener);
   }
@@ -150,6 +173,8 @@ public final class Relock implements AutoCloseable {
    * fencing token issued for the name. One Redis call (on Redlock, one per master, combined as
    * described in {@link LockInfo}); changes nothing.
    *
+   * @param name the lock's name, as given to {@link #lock(String)}
+   * @return what Redis holds for the lock as it answered; a free lock has no holder
    * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link #lock})
    * @throws RelockException if Redis could not answer within the command timeout, or refused the
@@ -172,6 +197,8 @@ public final class Relock implements AutoCloseable {
    * while the listing runs may or may not be in it; each entry is consistent in itself. On
    * Redlock, a lock is listed when a majority of the masters holds it for the same owner.
    *
+   * @param pattern a Redis glob over lock names, as above
+   * @return an unmodifiable list of the matching locks, sorted by name; empty if none matches
    * @throws NullPointerException if {@code pattern} is null
    * @throws IllegalArgumentException if {@code pattern} is empty or has a {@code [} without its
    *     {@code ]}; the message names the pattern
@@ -182,7 +209,11 @@ public final class Relock implements AutoCloseable {
     return engine.inspector().list(pattern);
   }
 
-  /** What this client has under way now: holds, acquisitions, leases at risk. Local, no Redis call. */
+  /**
+   * What this client has under way now: holds, acquisitions, leases at risk. Local, no Redis call.
+   *
+   * @return the figures as of this call; later changes do not show in it
+   */
   public RelockStats stats() {
     return engine.stats();
   }
@@ -197,7 +228,11 @@ public final class Relock implements AutoCloseable {
     return engine.ping();
   }
 
-  /** The random 128-bit id of this client, in hex; every owner id it creates starts with it. */
+  /**
+   * The random 128-bit id of this client, in hex; every owner id it creates starts with it.
+   *
+   * @return 32 hex digits, the same for the life of the client
+   */
   public String clientId() {
     return engine.clientId();
   }
@@ -234,6 +269,11 @@ public final class Relock implements AutoCloseable {
      * redis-sentinel://[user:password@]host1:26379,host2:26379[/db]#masterName}, {@code
      * rediss-sentinel://} for TLS), which is the same as {@link #sentinel}. Exclusive with the
      * other topology setters and {@link #driver(RedisDriver)}.
+     *
+     * @param redisUri the server's URI, or the Sentinel URI of a primary, in the forms above
+     * @return this builder
+     * @throws NullPointerException if {@code redisUri} is null
+     * @throws IllegalArgumentException if the URI is not in one of those forms
      */
     public Builder uri(String redisUri) {
       Objects.requireNonNull(redisUri, "redisUri must not be null");
@@ -251,6 +291,9 @@ public final class Relock implements AutoCloseable {
      * the primary too. Holds the new primary never saw (the failover hole) are reported lost to
      * their holders; {@link #replicaAcks} narrows that hole.
      *
+     * @param masterName the name the sentinels know the primary by
+     * @param sentinelUris the URIs of the sentinels, at least one
+     * @return this builder
      * @throws IllegalArgumentException if the name is blank, a URI is not {@code redis://} or
      *     {@code rediss://}, or two URIs name the same server
      */
@@ -264,6 +307,8 @@ public final class Relock implements AutoCloseable {
     /**
      * A Redis Cluster, reached through these seed nodes; the others are discovered.
      *
+     * @param seedUris the URIs of one or more nodes of the cluster
+     * @return this builder
      * @throws IllegalArgumentException if a URI is not {@code redis://} or {@code rediss://} (a
      *     Sentinel URI included), or two name the same server
      */
@@ -277,6 +322,8 @@ public final class Relock implements AutoCloseable {
      * The Redlock algorithm over independent Redis masters (no replication between them): a lock
      * is held when a majority granted it.
      *
+     * @param masterUris the URIs of the masters
+     * @return this builder
      * @throws IllegalArgumentException unless an odd number of at least three distinct {@code
      *     redis://} or {@code rediss://} URIs
      */
@@ -292,6 +339,8 @@ public final class Relock implements AutoCloseable {
      * or been reported lost first (the "delayed restart"); also the longest lease an acquisition
      * may ask for. Default: twice the {@link #defaultLease}.
      *
+     * @param delay how long a master that lost its data stays out of every majority
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder redlockRestartDelay(Duration delay) {
@@ -307,6 +356,10 @@ public final class Relock implements AutoCloseable {
      * Applies to {@link #uri}, {@link #sentinel} and {@link #cluster}; {@code replicas} 0 turns it
      * off (the default).
      *
+     * @param replicas how many replicas must acknowledge each acquisition; 0 turns the wait off
+     * @param timeout how long Redis may wait for them, per acquisition; {@link #build()} insists it
+     *     be shorter than the {@link #commandTimeout command timeout} when {@code replicas} is not 0
+     * @return this builder
      * @throws IllegalArgumentException if {@code replicas} is negative or {@code timeout} not
      *     positive
      */
@@ -322,6 +375,10 @@ public final class Relock implements AutoCloseable {
     /**
      * A driver the caller created and keeps; the client closes it on {@link Relock#close()}.
      * Exclusive with the topology setters.
+     *
+     * @param driver a connected driver, which the client uses for every Redis call
+     * @return this builder
+     * @throws NullPointerException if {@code driver} is null
      */
     public Builder driver(RedisDriver driver) {
       this.driver = Objects.requireNonNull(driver, "driver");
@@ -329,13 +386,27 @@ public final class Relock implements AutoCloseable {
       return this;
     }
 
-    /** Prefix of every key and channel; default {@code relock:}. May be empty. */
+    /**
+     * Prefix of every key and channel; default {@code relock:}. May be empty.
+     *
+     * @param keyPrefix the prefix: at most 256 UTF-8 bytes, without a brace (<code>&#123;</code> or
+     *     <code>&#125;</code>), since the lock name's hash tag follows it
+     * @return this builder
+     * @throws NullPointerException if {@code keyPrefix} is null
+     * @throws IllegalArgumentException if {@code keyPrefix} is longer than that or holds a brace
+     */
     public Builder keyPrefix(String keyPrefix) {
       settings.keyPrefix = Checks.keyPrefix(keyPrefix);
       return this;
     }
 
-    /** Lease of acquisitions without an explicit one, renewed every third of it; default 30 s. */
+    /**
+     * Lease of acquisitions without an explicit one, renewed every third of it; default 30 s.
+     *
+     * @param lease the default lease; at least 1 ms
+     * @return this builder
+     * @throws IllegalArgumentException if {@code lease} is under 1 ms
+     */
     public Builder defaultLease(Duration lease) {
       settings.defaultLease = Checks.lease("defaultLease", lease);
       return this;
@@ -344,19 +415,35 @@ public final class Relock implements AutoCloseable {
     /**
      * How much sooner than Redis the client considers a lease over, to cover clock rate drift
      * between client and server. Default: 1% of the lease plus 2 ms.
+     *
+     * @param drift the allowance; zero or more
+     * @return this builder
+     * @throws IllegalArgumentException if {@code drift} is negative
      */
     public Builder clockDrift(Duration drift) {
       settings.clockDrift = Checks.nonNegative("clockDrift", drift);
       return this;
     }
 
-    /** How long one Redis command may take before it fails with RelockException; default 3 s. */
+    /**
+     * How long one Redis command may take before it fails with RelockException; default 3 s.
+     *
+     * @param timeout the timeout of each command; positive
+     * @return this builder
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
     public Builder commandTimeout(Duration timeout) {
       settings.commandTimeout = Checks.positive("commandTimeout", timeout);
       return this;
     }
 
-    /** How long connecting may take; default 5 s. */
+    /**
+     * How long connecting may take; default 5 s.
+     *
+     * @param timeout the timeout of establishing a connection; positive
+     * @return this builder
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
     public Builder connectTimeout(Duration timeout) {
       settings.connectTimeout = Checks.positive("connectTimeout", timeout);
       return this;
@@ -365,6 +452,10 @@ public final class Relock implements AutoCloseable {
     /**
      * How often a waiter checks again on its own if no notification came, bounding the delay a
      * lost notification can cause; default 1 s.
+     *
+     * @param interval the time between a waiter's own checks; positive
+     * @return this builder
+     * @throws IllegalArgumentException if {@code interval} is not positive
      */
     public Builder recheckInterval(Duration interval) {
       settings.recheckInterval = Checks.positive("recheckInterval", interval);
@@ -374,6 +465,10 @@ public final class Relock implements AutoCloseable {
     /**
      * How long a lock's fence key (its last fencing token) is kept after last use; default 7
      * days. Within it, tokens increase even if the Redis server clock steps back.
+     *
+     * @param retention how long a fence key outlives the last use of its lock; positive
+     * @return this builder
+     * @throws IllegalArgumentException if {@code retention} is not positive
      */
     public Builder fenceRetention(Duration retention) {
       settings.fenceRetention = Checks.positive("fenceRetention", retention);
@@ -383,6 +478,7 @@ public final class Relock implements AutoCloseable {
     /**
      * Connects and returns the client.
      *
+     * @return the client, ready for use; close it when done
      * @throws IllegalStateException if not exactly one of the topology setters and {@link
      *     #driver} was called, or {@link #replicaAcks} was set for a topology or driver that cannot
      *     give it

@@ -10,6 +10,13 @@ package io.relock.spi;
 public class CommandNotSentException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what could not be sent, and why
+   * @param cause the failure that kept the command from being sent (a failed connection attempt,
+   *     say); null if there is none
+   */
   public CommandNotSentException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -29,6 +29,12 @@ public interface RedisDriver extends AutoCloseable {
    * {@code EVALSHA sha1 numkeys keys... args...}. Every relock script returns an array; the driver
    * converts it to a list whose elements are {@link Long} for integers, {@link String} (UTF-8) for
    * bulk and status strings, {@code null} for nil, and nested {@link List}s for arrays.
+   *
+   * @param sha1 the SHA1 of the script, in hex, as {@link #scriptLoad} completes with
+   * @param keys the script's {@code KEYS}, in order; may be empty
+   * @param args the script's {@code ARGV}, in order; may be empty
+   * @return a future of the converted reply; it fails as the class comment describes (with {@link
+   *     RedisReplyException} for {@code NOSCRIPT}, for example)
    */
   CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args);
 
@@ -39,10 +45,15 @@ public interface RedisDriver extends AutoCloseable {
    * answers, so a driver runs these calls on connections of their own, never on the one that
    * carries renewals and releases. Only called if {@link #supportsReplicaAcks()} says so.
    *
+   * @param sha1 the SHA1 of the script, as for {@link #evalSha}
+   * @param keys the script's {@code KEYS}, as for {@link #evalSha}
+   * @param args the script's {@code ARGV}, as for {@link #evalSha}
    * @param replicas how many replicas must acknowledge; WAIT returns as soon as they have. May be
    *     0 ({@code WAIT 0} answers at once): core sends a withdrawal that way, so that it runs after
    *     every earlier call of its acquisition, which went on the same connection
    * @param timeout how long WAIT may block on the server
+   * @return a future of the script's reply and the replicas' count; the default fails it with
+   *     {@link UnsupportedOperationException}
    */
   default CompletableFuture<ReplicatedReply> evalShaReplicated(String sha1, List<String> keys, List<String> args,
       int replicas, java.time.Duration timeout) {
@@ -50,7 +61,11 @@ public interface RedisDriver extends AutoCloseable {
         getClass().getSimpleName() + " does not support replica acknowledgements"));
   }
 
-  /** Whether {@link #evalShaReplicated} is implemented. Checked when a client is built. */
+  /**
+   * Whether {@link #evalShaReplicated} is implemented. Checked when a client is built.
+   *
+   * @return true if this driver implements {@link #evalShaReplicated}; false by default
+   */
   default boolean supportsReplicaAcks() {
     return false;
   }
@@ -65,6 +80,9 @@ public interface RedisDriver extends AutoCloseable {
    * failure on any server fails the whole call with that failure (NOSCRIPT included: core then
    * loads the script and calls again).
    *
+   * @param sha1 the SHA1 of the script, as for {@link #evalSha}
+   * @param argsFor given a server's name, the script's {@code ARGV} for that server, or null to
+   *     leave it out
    * @return each server's reply, by its name
    */
   default CompletableFuture<Map<String, List<Object>>> evalShaOnEveryPrimary(String sha1,
@@ -76,19 +94,30 @@ public interface RedisDriver extends AutoCloseable {
     return evalSha(sha1, List.of(), args).thenApply(reply -> Map.of("", reply));
   }
 
-  /** {@code SCRIPT LOAD script}; completes with the SHA1 Redis returns. */
+  /**
+   * {@code SCRIPT LOAD script}; completes with the SHA1 Redis returns.
+   *
+   * @param script the script's Lua source
+   * @return a future of the script's SHA1, in hex, as Redis returned it
+   */
   CompletableFuture<String> scriptLoad(String script);
 
   /**
    * Subscribes to {@code channel} on the driver's pub/sub connection and delivers each message's
    * payload to {@code listener}. The future completes once Redis has confirmed the subscription.
    * After a reconnect the driver subscribes again on its own. Called once per client.
+   *
+   * @param channel the channel to subscribe to
+   * @param listener receives the payload of each message on the channel
+   * @return a future that completes once Redis has confirmed the subscription
    */
   CompletableFuture<Void> subscribe(String channel, Consumer<String> listener);
 
   /**
    * Whether keys of different hash slots may live on different servers (a Redis Cluster): core
    * then keeps every call to the keys of one slot, and batches renewals per slot.
+   *
+   * @return true if this driver talks to a Redis Cluster; false by default
    */
   default boolean isClustered() {
     return false;
@@ -99,6 +128,9 @@ public interface RedisDriver extends AutoCloseable {
    * publishes each grant with {@code SPUBLISH} on a channel of the lock's own slot, heard only
    * by the node of that slot and the clients subscribed there, instead of on the client's channel
    * (which a Cluster broadcasts to every node).
+   *
+   * @return true if {@link #subscribeSharded} and {@link #unsubscribeSharded} work; false by
+   *     default
    */
   default boolean hasShardedPubSub() {
     return false;
@@ -109,12 +141,23 @@ public interface RedisDriver extends AutoCloseable {
    * when it moves; each message's payload goes to {@code listener}. Several channels may be
    * subscribed at once, each with its own listener. The future completes once Redis confirmed.
    * Only called if {@link #hasShardedPubSub()}.
+   *
+   * @param channel the sharded channel to subscribe to
+   * @param listener receives the payload of each message on the channel
+   * @return a future that completes once Redis has confirmed the subscription; the default fails
+   *     it with {@link UnsupportedOperationException}
    */
   default CompletableFuture<Void> subscribeSharded(String channel, Consumer<String> listener) {
     return CompletableFuture.failedFuture(new UnsupportedOperationException("no sharded pub/sub"));
   }
 
-  /** {@code SUNSUBSCRIBE channel}; its listener hears nothing more. */
+  /**
+   * {@code SUNSUBSCRIBE channel}; its listener hears nothing more.
+   *
+   * @param channel a channel given to {@link #subscribeSharded}
+   * @return a future that completes when the driver is done unsubscribing; the default fails it
+   *     with {@link UnsupportedOperationException}
+   */
   default CompletableFuture<Void> unsubscribeSharded(String channel) {
     return CompletableFuture.failedFuture(new UnsupportedOperationException("no sharded pub/sub"));
   }
@@ -126,6 +169,8 @@ public interface RedisDriver extends AutoCloseable {
    * notifications published while the connection was down are lost. Called once, before any
    * command; the listener must not block. The default never calls it; core's timers then bound
    * the delay.
+   *
+   * @param listener what to run after each reconnect
    */
   default void onReconnect(Runnable listener) {}
 
@@ -133,6 +178,8 @@ public interface RedisDriver extends AutoCloseable {
    * Whether every future this driver returns fails on its own once the command timeout it was
    * created with has passed (as Lettuce's timeout options do). If not, core bounds each call
    * itself, which costs a timer per call.
+   *
+   * @return true if this driver fails its own futures at the command timeout; false by default
    */
   default boolean timesOutCommands() {
     return false;

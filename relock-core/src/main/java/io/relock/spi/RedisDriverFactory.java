@@ -8,13 +8,21 @@ package io.relock.spi;
  */
 public interface RedisDriverFactory {
 
-  /** A short name such as {@code lettuce} or {@code jedis}. */
+  /**
+   * A short name such as {@code lettuce} or {@code jedis}.
+   *
+   * @return the name the system property {@code relock.driver} picks this driver by
+   */
   String name();
 
   /**
    * Connects to the Redis server named by {@code uri} ({@code redis://} or {@code rediss://},
    * optionally with {@code user:password@}). Connection failures throw; the message must not
    * contain the password.
+   *
+   * @param uri the server's URI
+   * @param settings the timeouts and client name to use
+   * @return a connected driver; the caller closes it
    */
   RedisDriver connect(String uri, DriverSettings settings);
 
@@ -22,6 +30,9 @@ public interface RedisDriverFactory {
    * Connects to {@code target}. The default handles {@link RedisTarget.Kind#SINGLE} through
    * {@link #connect(String, DriverSettings)} and refuses the other kinds.
    *
+   * @param target the server, Sentinel-managed primary or cluster to connect to
+   * @param settings the timeouts and client name to use
+   * @return a connected driver; the caller closes it
    * @throws UnsupportedOperationException if this driver cannot connect to such a topology; the
    *     message says why
    */

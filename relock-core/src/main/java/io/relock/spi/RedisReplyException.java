@@ -15,15 +15,32 @@ public class RedisReplyException extends RuntimeException {
       Pattern.compile("ERR Error running script \\(call to f_([0-9a-f]+)\\): @user_script:(\\d+): @user_script: \\d+: -(.*)",
           Pattern.DOTALL);
 
+  /**
+   * Creates the exception for an error reply.
+   *
+   * @param reply the error reply's text, as the driver received it; its message is that text as
+   *     {@link #unwrapScriptError} gives it
+   */
   public RedisReplyException(String reply) {
     super(unwrapScriptError(reply));
   }
 
+  /**
+   * Creates the exception for an error reply, with the client library's exception that carried it.
+   *
+   * @param reply the error reply's text, as the driver received it; its message is that text as
+   *     {@link #unwrapScriptError} gives it
+   * @param cause the client library's exception for the reply
+   */
   public RedisReplyException(String reply, Throwable cause) {
     super(unwrapScriptError(reply), cause);
   }
 
-  /** Whether Redis did not know the script SHA (after SCRIPT FLUSH, a restart or a failover). */
+  /**
+   * Whether Redis did not know the script SHA (after SCRIPT FLUSH, a restart or a failover).
+   *
+   * @return true if the message starts with {@code NOSCRIPT}
+   */
   public boolean isNoScript() {
     String m = getMessage();
     return m != null && m.startsWith("NOSCRIPT");
@@ -37,6 +54,9 @@ public class RedisReplyException extends RuntimeException {
    * running script (call to f_<sha>): @user_script:<line>: @user_script: <line>: -READONLY ..."},
    * which hides it behind {@code ERR}. This turns the second form into the first; any other reply
    * (and null) is returned as it is.
+   *
+   * @param reply an error reply's text; may be null
+   * @return the reply as Redis 7 words it, or {@code reply} itself if it is not Redis 6.2's wrapping
    */
   public static String unwrapScriptError(String reply) {
     if (reply == null || !reply.startsWith("ERR Error running script")) {

@@ -27,6 +27,17 @@ public record RedisTarget(Kind kind, List<String> nodes, String masterName) {
     CLUSTER
   }
 
+  /**
+   * Checks that the components fit together, and copies {@code nodes} into an unmodifiable list.
+   *
+   * @param kind the topology
+   * @param nodes the URIs of the server, the sentinels or the seed nodes
+   * @param masterName the name the sentinels know the primary by; null unless {@link Kind#SENTINEL}
+   * @throws NullPointerException if {@code kind} or {@code nodes} is null
+   * @throws IllegalArgumentException if {@code nodes} is empty, a {@link Kind#SINGLE} target has
+   *     more than one node, or {@code masterName} is given for any kind but {@link Kind#SENTINEL}
+   *     or missing for that one
+   */
   public RedisTarget {
     Objects.requireNonNull(kind, "kind");
     nodes = List.copyOf(nodes);
@@ -42,17 +53,33 @@ public record RedisTarget(Kind kind, List<String> nodes, String masterName) {
     }
   }
 
-  /** One server. */
+  /**
+   * One server.
+   *
+   * @param uri the server's {@code redis://} or {@code rediss://} URI
+   * @return a {@link Kind#SINGLE} target
+   */
   public static RedisTarget single(String uri) {
     return new RedisTarget(Kind.SINGLE, List.of(uri), null);
   }
 
-  /** The primary that the sentinels at {@code sentinels} know as {@code masterName}. */
+  /**
+   * The primary that the sentinels at {@code sentinels} know as {@code masterName}.
+   *
+   * @param masterName the name the sentinels know the primary by
+   * @param sentinels the sentinels' URIs, at least one
+   * @return a {@link Kind#SENTINEL} target
+   */
   public static RedisTarget sentinel(String masterName, List<String> sentinels) {
     return new RedisTarget(Kind.SENTINEL, sentinels, masterName);
   }
 
-  /** The cluster that {@code seeds} belong to. */
+  /**
+   * The cluster that {@code seeds} belong to.
+   *
+   * @param seeds the URIs of one or more nodes of the cluster
+   * @return a {@link Kind#CLUSTER} target
+   */
   public static RedisTarget cluster(List<String> seeds) {
     return new RedisTarget(Kind.CLUSTER, seeds, null);
   }

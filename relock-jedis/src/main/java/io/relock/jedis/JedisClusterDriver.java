@@ -130,6 +130,10 @@ public final class JedisClusterDriver implements RedisDriver {
    * but 0. Reads the slot map from the first seed that answers, and {@code INFO server} from a
    * primary (its {@code redis_version} decides {@link #hasShardedPubSub()}).
    *
+   * @param target a {@link RedisTarget.Kind#CLUSTER CLUSTER} target: the seed nodes' URIs
+   * @param settings the connect and command timeouts, and the name to give the connections
+   * @return the connected driver, the cluster's slot map read
+   * @throws NullPointerException if {@code target} or {@code settings} is null
    * @throws IllegalArgumentException if {@code target} is not a {@link RedisTarget.Kind#CLUSTER},
    *     or a URI is malformed or names a database (the message never shows a password)
    * @throws redis.clients.jedis.exceptions.JedisConnectionException if no seed node can be

@@ -111,6 +111,9 @@ public final class JedisDriver implements RedisDriver {
    * connection and socket timeouts, and the settings' client name. Checks the server with a PING
    * before returning.
    *
+   * @param uri the server's URI, in the form above
+   * @param settings the connect and command timeouts, and the name to give the connections
+   * @return the connected driver, its server answered
    * @throws IllegalArgumentException if the URI is malformed (the message never shows the password)
    * @throws redis.clients.jedis.exceptions.JedisException if Redis cannot be reached or refuses the
    *     credentials
@@ -134,6 +137,11 @@ public final class JedisDriver implements RedisDriver {
    * redis-sentinel://} form they are all the same). After a failover the driver follows the new
    * primary as the class description says. Checks the primary with a PING before returning.
    *
+   * @param target a {@link RedisTarget.Kind#SINGLE SINGLE} or {@link RedisTarget.Kind#SENTINEL
+   *     SENTINEL} target
+   * @param settings the connect and command timeouts, and the name to give the connections
+   * @return the connected driver, its server or primary answered
+   * @throws NullPointerException if {@code target} or {@code settings} is null
    * @throws IllegalArgumentException if a URI is malformed (the message never shows a password)
    * @throws UnsupportedOperationException for a {@link RedisTarget.Kind#CLUSTER CLUSTER} target: use
    *     {@link JedisClusterDriver#connect(RedisTarget, DriverSettings)}
@@ -168,10 +176,13 @@ public final class JedisDriver implements RedisDriver {
    * with Jedis settings of your own, following it across failovers as {@link #connect(RedisTarget,
    * DriverSettings)} does.
    *
+   * @param masterName the name the sentinels know the primary by
+   * @param sentinels the sentinels' addresses, asked in this order; at least one
    * @param sentinelConfig how to talk to the sentinels (credentials, TLS, timeouts); leave its
    *     database at 0, sentinels have no databases
    * @param primaryConfig how to talk to the primary; its socket timeout bounds each command
    * @param connections pooled connections to the primary, and worker threads
+   * @return the connected driver, its primary answered
    * @throws IllegalArgumentException if {@code sentinels} is empty or {@code connections} is less
    *     than 1
    * @throws redis.clients.jedis.exceptions.JedisException if no sentinel names the primary, or the
@@ -205,6 +216,10 @@ public final class JedisDriver implements RedisDriver {
    * a pool of {@code connections} connections worked by as many threads. Timeouts come from {@code
    * config}: its socket timeout bounds each command.
    *
+   * @param endpoint the server's host and port
+   * @param config how to talk to the server (credentials, TLS, timeouts, client name, ...)
+   * @param connections pooled connections to the server, and worker threads; at least 1
+   * @return the connected driver, its server answered
    * @throws IllegalArgumentException if {@code connections} is less than 1
    * @throws redis.clients.jedis.exceptions.JedisException if Redis cannot be reached
    */

@@ -140,6 +140,9 @@ public final class LettuceClusterDriver implements RedisDriver {
    * Connects to the cluster that {@code target}'s seed nodes belong to. The seeds' credentials and
    * TLS settings apply to every node.
    *
+   * @param target a {@link RedisTarget.Kind#CLUSTER} target: the seed nodes' URIs
+   * @param settings the command and connect timeouts, and the name to give the connections
+   * @return the connected driver; closing it shuts its client down too
    * @throws IllegalArgumentException if {@code target} is not a {@link RedisTarget.Kind#CLUSTER}
    */
   public static LettuceClusterDriver connect(RedisTarget target, DriverSettings settings) {

@@ -100,7 +100,14 @@ public final class LettuceDriver implements RedisDriver {
     }
   }
 
-  /** Connects to {@code uri} with a client of its own, closed with the driver. */
+  /**
+   * Connects to {@code uri} with a client of its own, closed with the driver.
+   *
+   * @param uri the server's URI as Lettuce reads it ({@code redis://} or {@code rediss://},
+   *     optionally with {@code user:password@} and a database)
+   * @param settings the command and connect timeouts, and the name to give the connections
+   * @return the connected driver; closing it shuts its client down too
+   */
   public static LettuceDriver connect(String uri, DriverSettings settings) {
     return connect(RedisURI.create(uri), settings);
   }
@@ -110,6 +117,9 @@ public final class LettuceDriver implements RedisDriver {
    * the sentinels name, following it across failovers: Lettuce asks the sentinels again at every
    * reconnect, and the notification connection moves to wherever the command connection went.
    *
+   * @param target a {@link RedisTarget.Kind#SINGLE} or {@link RedisTarget.Kind#SENTINEL} target
+   * @param settings the command and connect timeouts, and the name to give the connections
+   * @return the connected driver; closing it shuts its client down too
    * @throws IllegalArgumentException for a {@link RedisTarget.Kind#CLUSTER} target (see {@link
    *     LettuceClusterDriver})
    */
@@ -167,6 +177,10 @@ public final class LettuceDriver implements RedisDriver {
   /**
    * Uses a client the caller owns and configured (shared client resources, TLS settings, ...); the
    * driver closes only its two connections.
+   *
+   * @param client the client to connect with; it stays the caller's to shut down
+   * @param uri the server to connect to
+   * @return the connected driver
    */
   public static LettuceDriver using(RedisClient client, RedisURI uri) {
     return new LettuceDriver(client, false, uri);

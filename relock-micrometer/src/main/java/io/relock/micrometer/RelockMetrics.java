@@ -108,12 +108,24 @@ public final class RelockMetrics implements MeterBinder, AutoCloseable {
     this.lockNamePattern = b.lockNamePattern;
   }
 
-  /** Meters for {@code relock} with no extra tags and no {@code lock} tag. */
+  /**
+   * Meters for {@code relock} with no extra tags and no {@code lock} tag.
+   *
+   * @param relock the client to measure
+   * @return the meters, registered nowhere until {@link #bindTo} is called
+   * @throws NullPointerException if {@code relock} is null
+   */
   public static RelockMetrics of(Relock relock) {
     return builder(relock).build();
   }
 
-  /** A builder for meters of {@code relock}. */
+  /**
+   * A builder for meters of {@code relock}.
+   *
+   * @param relock the client to measure
+   * @return a new builder, with no extra tags and no {@code lock} tag
+   * @throws NullPointerException if {@code relock} is null
+   */
   public static Builder builder(Relock relock) {
     return new Builder(relock);
   }
@@ -269,7 +281,13 @@ public final class RelockMetrics implements MeterBinder, AutoCloseable {
       this.relock = Objects.requireNonNull(relock, "relock");
     }
 
-    /** Tags added to every meter, e.g. {@code client=orders} to tell two clients apart. */
+    /**
+     * Tags added to every meter, e.g. {@code client=orders} to tell two clients apart.
+     *
+     * @param tags the tags; they replace those of an earlier call
+     * @return this builder
+     * @throws NullPointerException if {@code tags} is null
+     */
     public Builder tags(Iterable<Tag> tags) {
       this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
       return this;
@@ -280,6 +298,10 @@ public final class RelockMetrics implements MeterBinder, AutoCloseable {
      * name when it has no group) for lock names it matches entirely, {@value #OTHER_LOCKS} for the
      * rest. Null (the default) adds no {@code lock} tag. Each distinct value is a time series of
      * its own: keep them few.
+     *
+     * @param pattern the pattern a lock name must match entirely to get a tag value of its own;
+     *     null for no {@code lock} tag
+     * @return this builder
      */
     public Builder lockNameTag(Pattern pattern) {
       this.lockNamePattern = pattern;
@@ -289,6 +311,8 @@ public final class RelockMetrics implements MeterBinder, AutoCloseable {
     /**
      * As {@link #lockNameTag(Pattern)}, from a regular expression.
      *
+     * @param regex the pattern, in {@link Pattern} syntax; null for no {@code lock} tag
+     * @return this builder
      * @throws IllegalArgumentException if {@code regex} is not a valid regular expression; the
      *     message names it
      */
@@ -306,6 +330,11 @@ public final class RelockMetrics implements MeterBinder, AutoCloseable {
       return this;
     }
 
+    /**
+     * Builds the meters with this builder's settings.
+     *
+     * @return the meters, registered nowhere until {@link RelockMetrics#bindTo} is called
+     */
     public RelockMetrics build() {
       return new RelockMetrics(this);
     }
