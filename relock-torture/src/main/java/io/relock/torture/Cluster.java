@@ -97,6 +97,8 @@ final class Cluster implements AutoCloseable {
   /** The kind of lock the workers take; the lock family's holds are read from their hold keys. */
   final Workload workload;
   private int started;
+  /** When {@link #start} had every server up (its workers were started next), for the run's timing line. */
+  volatile long serversUpNanos;
 
   private Cluster(TortureSettings settings, Path runDir, long seed, int abandonOneIn, Topology topology,
       RedisServer lockRedis, RedisSentinelGroup sentinel, RedisMasterGroup masters, RedisClusterGroup redisCluster,
@@ -153,6 +155,7 @@ final class Cluster implements AutoCloseable {
         default -> lock = RedisServer.start();
       }
       store = RedisServer.start();
+      long serversUp = System.nanoTime();
       Cluster c = new Cluster(settings, runDir, seed, abandonOneIn, topology, lock, group, masters, redisCluster,
           store, log, replicaAcks, replicaAckTimeout, workload);
       List<Worker> starting = new ArrayList<>();
@@ -162,6 +165,7 @@ final class Cluster implements AutoCloseable {
       for (Worker w : starting) {
         c.awaitReady(w);
       }
+      c.serversUpNanos = serversUp;
       return c;
     } catch (RuntimeException e) {
       if (lock != null) {
