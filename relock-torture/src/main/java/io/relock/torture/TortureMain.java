@@ -72,6 +72,12 @@ public final class TortureMain implements Callable<Integer> {
           + "sem-restart-redis (semaphore of 3 permits), or rw, sem for all four of a kind.")
   List<String> runs;
 
+  @Option(names = "--parallel", paramLabel = "N",
+      description = "Runs to do side by side, each with servers and workers of its own (default 2 with --short, else 1)."
+          + " The longest runs start first; the progress lines still come in the runs' order. --parallel 1 runs"
+          + " them one after another, as on a busy machine: a run's workers need the CPU when their leases are due.")
+  Integer parallel;
+
   @Option(names = "--run-seconds", paramLabel = "S",
       description = "Override how long the nemesis acts in each run (combined runs get 1.5 times as long).")
   Integer runSeconds;
@@ -176,7 +182,14 @@ public final class TortureMain implements Callable<Integer> {
           redlockSettings.longHoldMin().toMillis(), redlockSettings.longHoldMax().toMillis(),
           redlockSettings.runLength().toSeconds());
     }
-    TortureSuite suite = new TortureSuite(settings, outDir, console);
+    int lanes = parallel != null ? parallel : shortRun ? 2 : 1;
+    if (lanes < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--parallel must be at least 1");
+    }
+    if (lanes > 1) {
+      console.printf(Locale.ROOT, "torture: %d runs at a time (--parallel 1 runs them one after another)%n", lanes);
+    }
+    TortureSuite suite = new TortureSuite(settings, outDir, console, lanes);
     List<RunResult> results = suite.run(plans);
     List<String> table = SummaryTable.markdown(results);
     console.println();

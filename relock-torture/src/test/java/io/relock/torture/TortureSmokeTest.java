@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole machine, small: real redis-servers, two worker JVMs, the nemesis and the checker, for a
- * fault-free run and a run that pauses lock holders past their lease. Well under a minute.
+ * fault-free run and a run that pauses lock holders past their lease, side by side. Well under a minute.
  */
 class TortureSmokeTest {
 
@@ -20,7 +20,8 @@ class TortureSmokeTest {
   void faultFreeRun_andPauseRun_behaveAsClaimed(@TempDir Path out) {
     TortureSettings settings = TortureSettings.shortRun().withRunLength(Duration.ofSeconds(7), Duration.ofSeconds(7));
     List<TortureRun.Plan> plans = TortureMain.plans(settings, 11, List.of("none", "pause-holder"));
-    List<RunResult> results = new TortureSuite(settings, out, System.out).run(plans);
+    // Side by side, as ./relock torture --short runs them.
+    List<RunResult> results = new TortureSuite(settings, out, System.out, 2).run(plans);
     Map<String, RunResult> byName = results.stream().collect(Collectors.toMap(RunResult::run, r -> r));
 
     RunResult none = byName.get("none");
