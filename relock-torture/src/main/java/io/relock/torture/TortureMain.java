@@ -47,7 +47,8 @@ public final class TortureMain implements Callable<Integer> {
       description = "Seed of the fault schedules (default: random, printed). Reproduces the schedule, not the interleavings.")
   Long seed;
 
-  @Option(names = "--short", description = "The CI version, under 4 minutes: the single-server runs with 2 workers"
+  @Option(names = "--short", description = "The CI version, about 2 minutes with two runs side by side (about 4 one after"
+      + " another, --parallel 1): the single-server runs with 2 workers"
       + " x 2 threads (about 2 minutes) and a pause-holder run each of a read-write lock and a semaphore (about"
       + " 30 s), then, unless --topology says otherwise, one Sentinel failover-hole run"
       + " with replicaAcks off and one with it on (about a minute), one Cluster kill-primary run (about 30 s)"
