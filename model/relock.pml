@@ -1,0 +1,1177 @@
+/*
+ * relock.pml: the exclusive lock's protocol (relock-core) as a Promela model for spin.
+ *
+ * Redis runs each script as one atomic step (acquire.lua, release.lua, renew.lua, with
+ * fence.lua, queue.lua, handoff.lua and lockvalue.lua inlined, as the loader does); each client is
+ * the engine's state machine for one acquisition and its hold (Acquisition, Release, HeldLease,
+ * WatchdogRenewer, LockEngine.confirmHandoff). Steps are named after the script or class and
+ * line they stand for. See README.md for the bounds, the properties and what is left out.
+ *
+ * Time is discrete: one tick is one recheck interval / 2. It advances only when nothing else can
+ * happen (spin's timeout), so every event due at a tick happens, in every order, before the next.
+ *
+ * Compile-time switches (spin -D...):
+ *   N=2|3               clients (one acquisition each)
+ *   FAULTS=k            faults per run: a lost or delayed request, reply or grant notification,
+ *                       a client paused, a client crashed, a Redis restart without data
+ *   BUG_LATE_GRANT      caf083b put back: a grant notification is accepted after a reply found
+ *                       its grant ended (no endedGrantsUpTo)
+ *   BUG_RELEASE_RETRY   4020261 put back: a release attempt that was never sent counts as
+ *                       possibly run, so a retry that finds the lock gone reads as released
+ *   BUG_DEAD_ON_ARRIVAL abcf149 put back: a grant known only after its claim could have run out
+ *                       counts from the waiter's last call (a lease lost on arrival), instead of
+ *                       being confirmed by a renewal first
+ *   BUG_FENCE_NO_CLOCK  (not a project defect; a check that the fencing assertion bites) tokens
+ *                       are the fence plus one, without the server clock
+ */
+
+#ifndef N
+#define N 3
+#endif
+#ifndef FAULTS
+#define FAULTS 2
+#endif
+
+/* which faults may happen (all by default) */
+#ifndef NET
+#define NET 1      /* requests, replies, notifications lost or delayed */
+#endif
+#ifndef PAUSE
+#define PAUSE 1    /* a client paused before an event */
+#endif
+#ifndef CRASH
+#define CRASH 1    /* a client crashed before an event */
+#endif
+#ifndef RESTART
+#define RESTART 1  /* Redis restarted without its data */
+#endif
+
+#define LEASE 6    /* lease (ticks): relock's default 30 s lease is 3 watchdog ticks */
+#define RI    2    /* recheck interval */
+#define CLAIM 4    /* LockEngine.claimMillis: 2 recheck intervals */
+#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
+#define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
+#define WD    2    /* watchdog tick: a third of the lease */
+#define CT    1    /* command timeout: a lost request or reply fails this long after sending */
+#define WAIT  8    /* each acquisition's wait (tryLock(WAIT)) */
+#define HL    3    /* a caller holds the lock 0..HL ticks, then closes it */
+#ifndef SMAX
+#define SMAX  2    /* clients 2..N start at tick 0..SMAX (client 1 at 0) */
+#endif
+#ifndef NCANCEL
+#define NCANCEL N  /* clients 1..NCANCEL may have their caller give up early */
+#endif
+#define DMAX  6    /* a delayed message arrives 1..DMAX ticks late */
+#define PMAX  5    /* a paused client resumes 1..PMAX ticks later */
+#define K     8    /* server microseconds per tick: TIME in a script is now*K+1 */
+#ifndef TMAX
+#define TMAX  34   /* the horizon: every caller is done by then, and every lease over */
+#endif
+#ifdef NOHIDE
+#define HIDDEN   /* breadth-first search cannot have hidden variables */
+#else
+#define HIDDEN hidden
+#endif
+#define NONE  255
+#define NA    4    /* per-client arrays, index 1..N */
+
+#define NOWUS (now * K + 1)
+
+/* client phases (Acquisition.Phase, then the hold and its Release) */
+#define IDLE   0
+#define ACTIVE 1
+#define HELD   2
+#define WDRAW  3   /* WITHDRAWING */
+#define REL    4   /* close(): a Release under way */
+#define DONE   5   /* caller answered and nothing left to do (SETTLED, or released) */
+#define DEAD   6   /* crashed */
+
+/* calls */
+#define C_WAIT    1
+#define C_RECHECK 2
+#define C_GIVEUP  3
+#define C_ABANDON 4
+#define C_CONFIRM 5   /* renew.lua on the caller's own hold (Acquisition.confirm) */
+#define C_REL1    6   /* release.lua ARGV[2]='1' (GETDEL) */
+#define C_REL2    7   /* release.lua ARGV[2]='2' (careful: read first) */
+#define C_RENEW   8   /* renew.lua (watchdog, LockEngine.confirmHandoff) */
+
+/* a call slot's state */
+#define S_FREE    0
+#define S_OUT     1   /* request on its way to Redis */
+#define S_REPLY   2   /* reply on its way back */
+#define S_ERR     3   /* failed; may have run (timeout, connection reset) */
+#define S_NOTSENT 4   /* failed; never sent (CommandNotSentException) */
+
+/* reply codes, +3 */
+#define R_M3 0
+#define R_M1 2
+#define R_0  3
+#define R_1  4
+#define R_2  5
+#define R_3  6
+
+/* timer actions */
+#define T_RECHECK  1
+#define T_RETRY    2
+#define T_CLEANUP  3
+#define T_RELRETRY 4
+#define T_ORPHAN   5
+
+byte now;
+bool fastclock;  /* Redis's clock runs DRIFT ahead of the clients' over a lease (chosen once) */
+byte faults;
+bool rdown;      /* Redis restarting: down until the next tick */
+bool rstart;     /* a restart is due within this tick */
+
+/* ---- Redis ---- */
+byte lo;         /* lock KEYS[1]: owner (0: no key) */
+byte ltok;       /* its token */
+byte lexp;       /* its expiry (tick) */
+bool lw;         /* its waiters field 'w' */
+bool fex;        /* fence key exists */
+byte fv;         /* fence: last token issued */
+bool fw;         /* fence's waiters mark ' w' */
+byte q[N];       /* queue :q, oldest first */
+byte qn;
+byte qexp[NA];  /* :qi entry expiry per owner */
+byte qkexp;      /* expiry of the queue keys (enqueue's PEXPIRE) */
+
+/* ---- clients (index 1..N) ---- */
+byte ph[NA];
+bool infl[NA];      /* Acquisition.inFlight */
+bool inredis[NA];   /* Acquisition.inRedis */
+byte gnet[NA];      /* grantNoEarlierThan */
+byte ended[NA];     /* endedGrantsUpTo */
+byte dl[NA];        /* the wait's deadline */
+byte st[NA];        /* start tick */
+byte cancelAt[NA];  /* the caller gives up (interrupt/cancel) at this tick, or NONE */
+byte tmr[NA];       /* the Retry timer: due tick or NONE */
+byte tact[NA];      /* and what it does */
+byte rmode[NA];     /* the call a T_RETRY sends */
+byte htok[NA];      /* HeldLease.token */
+byte vu[NA];        /* HeldLease.validUntilNanos */
+bool lost[NA];      /* HeldLease.lostReason != null (onLost ran) */
+byte renAt[NA];     /* next renewal (watchdog / confirmHandoff) */
+byte relAt[NA];     /* the caller closes the hold at this tick */
+bool unk[NA];       /* Release.outcomeUnknown */
+byte fsent[NA];     /* Release.firstSent */
+byte cdl[NA];       /* Release.callerDeadline */
+byte gua[NA];       /* Release.giveUpAt */
+bool told[NA];      /* Release: the caller has its answer */
+bool conn[NA];      /* connection up */
+byte pz[NA];        /* paused until */
+bool orph[NA];      /* withdrawing an orphaned grant (LockEngine.withdrawOrphan) */
+/* the call slot (acquire.lua / release.lua / Acquisition.confirm) */
+byte ak[NA]; byte as[NA]; byte asent[NA]; byte adue[NA];
+byte acode[NA]; byte atok[NA]; byte apttl[NA]; byte aiss[NA];
+/* the watchdog's slot (renew.lua) */
+byte rs[NA]; byte rsent[NA]; byte rdue[NA]; bool rheld[NA];
+/* grant notifications on the client's channel: token (0: none) and arrival tick */
+byte n1[NA]; byte nd1[NA]; byte n2[NA]; byte nd2[NA];
+
+/* ---- ghosts (what the properties look at; no client or script reads them) ---- */
+byte maxtok;         /* highest token ever issued, across restarts */
+bool hend[NA];      /* this owner's hold ended in Redis other than by its own call */
+bool amb[NA];       /* a release attempt of it failed with its outcome unknown */
+bool rsd[NA];       /* Redis restarted without data during this client's acquisition or hold */
+bool faulted[NA];   /* a fault hit this client's messages or it was paused */
+
+/* property flags, asserted by name */
+bool exclusion = 1;
+bool fence_order = 1;
+bool no_lost_wakeup = 1;
+bool valid_on_arrival = 1;
+bool reported_loss = 1;
+
+/* temporaries of a script run or an event (not part of the state) */
+HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
+HIDDEN byte t_ok, t_w, t_tried, t_marked, t_waiters, t_fenced, t_hastok, t_more, t_swapped;
+
+/* ================================ properties ================================ */
+
+/* exclusion: a client that counts its lease valid (HeldLease.isValid) is the holder in Redis,
+ * unless Redis restarted without its data meanwhile (the documented hole fencing covers) */
+inline check_exclusion() {
+  t_i = 1;
+  do
+  :: t_i <= N ->
+     if
+     :: ph[t_i] == HELD && !lost[t_i] && now < vu[t_i] && !rsd[t_i] && lo != t_i -> exclusion = 0
+     :: else
+     fi;
+     t_i++
+  :: else -> break
+  od;
+  assert(exclusion)
+}
+
+/* fencing: every token written to the fence is above every token issued before it, across
+ * restarts (max(fence + 1, server time)); a resource refusing lower tokens then never accepts a
+ * stale holder's operation after a later holder's */
+inline issued_token(t) {
+  if
+  :: t <= maxtok -> fence_order = 0
+  :: else -> maxtok = t
+  fi;
+  assert(fence_order)
+}
+
+/* no lost wake-up: when time moves on with the lock free, no waiter that no fault touched, whose
+ * wait has not run out and that has nothing in flight, is left to its recheck interval: its
+ * next recheck is due within the drift allowance (when the lease it was told of ends) */
+inline check_wakeup() {
+  t_i = 1;
+  do
+  :: t_i <= N ->
+     if
+     :: lo == 0 && ph[t_i] == ACTIVE && !infl[t_i] && conn[t_i] && !faulted[t_i] && !rsd[t_i] &&
+        now < dl[t_i] && now >= pz[t_i] && (tmr[t_i] == NONE || tmr[t_i] > now + DRIFT) -> no_lost_wakeup = 0
+     :: else
+     fi;
+     t_i++
+  :: else -> break
+  od;
+  assert(no_lost_wakeup)
+}
+
+/* ================================ Redis scripts ================================ */
+
+/* how late a delayed message arrives, and how long a pause lasts: short, middling or long */
+inline pick_delay() {
+  if
+  :: t_d = 1
+  :: t_d = DMAX / 2
+  :: t_d = DMAX
+  fi
+}
+inline pick_pause() {
+  if
+  :: t_d = 1
+  :: t_d = PMAX / 2 + 1
+  :: t_d = PMAX
+  fi
+}
+
+inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once): keys expire early */
+  t_d = (fastclock -> DRIFT : 0)
+}
+
+/* lockvalue.lua set_lock: KEYS[1] = owner, token, waiters; expires px from now */
+inline set_lock(w, tok, px, waiters) {
+  pick_drift();
+  lo = w; ltok = tok; lexp = now + px - t_d; lw = waiters;
+  hend[w] = 0
+}
+
+inline delete_lock() {
+  lo = 0; ltok = 0; lexp = 0; lw = 0
+}
+
+/* fence.lua write_fence */
+inline write_fence(tok, waiters) {
+  fex = 1; fv = tok; fw = waiters
+}
+
+/* fence.lua issue_marked_token (l.55-64): max(fence + 1, server time), marked */
+inline issue_marked_token(waiters) {
+  t_last = fv;
+#ifdef BUG_FENCE_NO_CLOCK
+  t_tok = t_last + 1;
+#else
+  if
+  :: t_last >= NOWUS -> t_tok = t_last + 1
+  :: else -> t_tok = NOWUS
+  fi;
+#endif
+  write_fence(t_tok, waiters);
+  issued_token(t_tok)
+}
+
+/* fence.lua settle_fence (l.36-51) after SET fence now GET returned (t_swapped, t_last, t_w) */
+inline settle_fence() {
+  if
+  :: !t_swapped ->
+#ifdef BUG_FENCE_NO_CLOCK
+     t_tok = 1;
+#else
+     t_tok = NOWUS;
+#endif
+     t_waiters = 0; t_fenced = 0; write_fence(t_tok, 0)
+  :: else ->
+     t_waiters = t_w;
+#ifdef BUG_FENCE_NO_CLOCK
+     t_tok = t_last + 1;
+#else
+     if
+     :: t_last >= NOWUS -> t_tok = t_last + 1
+     :: else -> t_tok = NOWUS
+     fi;
+#endif
+     write_fence(t_tok, t_waiters);
+     t_fenced = 1
+  fi;
+  issued_token(t_tok)
+}
+
+/* queue.lua forget_waiter (l.94-97) */
+inline forget_waiter(w) {
+  t_j = 0;
+  do
+  :: t_j < qn && q[t_j] != w -> t_j++
+  :: else -> break
+  od;
+  if
+  :: t_j < qn ->
+     do
+     :: t_j + 1 < qn -> q[t_j] = q[t_j + 1]; t_j++
+     :: else -> break
+     od;
+     qn--; q[qn] = 0
+  :: else
+  fi;
+  qexp[w] = 0;
+  if
+  :: qn == 0 -> qkexp = 0
+  :: else
+  fi
+}
+
+inline queued(w, res) {
+  res = 0;
+  t_j = 0;
+  do
+  :: t_j < qn -> if :: q[t_j] == w -> res = 1 :: else fi; t_j++
+  :: else -> break
+  od
+}
+
+/* queue.lua first_live_waiter (l.101-113): expired entries met on the way are removed */
+inline first_live_waiter() {
+  t_first = 0;
+  do
+  :: qn == 0 -> break
+  :: qn > 0 && qexp[q[0]] > now -> t_first = q[0]; break
+  :: qn > 0 && qexp[q[0]] <= now -> t_k = q[0]; forget_waiter(t_k)
+  od
+}
+
+/* queue.lua pop_live_waiter (l.117-129) */
+inline pop_live_waiter() {
+  t_first = 0;
+  do
+  :: qn == 0 -> break
+  :: qn > 0 ->
+     t_k = q[0]; t_ok = (qexp[t_k] > now);
+     forget_waiter(t_k);
+     if
+     :: t_ok -> t_first = t_k; break
+     :: else
+     fi
+  od
+}
+
+/* queue.lua enqueue (l.134-144) */
+inline enqueue(w) {
+  queued(w, t_ok);
+  if
+  :: !t_ok -> q[qn] = w; qn++
+  :: else
+  fi;
+  qexp[w] = now + ENTRY;
+  if
+  :: qkexp < now + ENTRY -> qkexp = now + ENTRY
+  :: else
+  fi
+}
+
+/* queue.lua notify (l.148-159): PUBLISH on the waiter's channel; delivered, delayed or lost */
+inline notify(w, tok) {
+  if
+  :: ph[w] == DEAD || !conn[w] -> skip      /* nobody subscribed */
+  :: else ->
+     if
+     :: t_d = 0
+     ::  NET && faults < FAULTS -> faults++; faulted[w] = 1; t_d = NONE              /* lost */
+     ::  NET && faults < FAULTS -> faults++; faulted[w] = 1; pick_delay() /* delayed */
+     fi;
+     if
+     :: t_d == NONE -> skip
+     :: n1[w] == 0 -> n1[w] = tok; nd1[w] = now + t_d
+     :: n1[w] != 0 && n2[w] == 0 -> n2[w] = tok; nd2[w] = now + t_d
+     :: else -> assert(false)   /* model bound: two notifications in flight per client */
+     fi
+  fi
+}
+
+/* handoff.lua mark_waiters (l.171-180) */
+inline mark_waiters(waiters) {
+  if
+  :: (fw != waiters) || !fex || waiters -> t_v = fv; write_fence(t_v, waiters)
+  :: else
+  fi;
+  if
+  :: lo != 0 && lw != waiters -> lw = waiters   /* keep_lock: expiry kept */
+  :: else
+  fi
+}
+
+/* handoff.lua hand_to (l.185-190) */
+inline hand_to(w, px) {
+  t_more = (qn > 0);
+  issue_marked_token(t_more);
+  set_lock(w, t_tok, px, t_more)
+}
+
+/* handoff.lua grant_next (l.205-218): the first live waiter gets the lock for its claim time */
+inline grant_next() {
+  pop_live_waiter();
+  if
+  :: t_first == 0 -> mark_waiters(0)
+  :: else ->
+     hand_to(t_first, CLAIM);
+     notify(t_first, t_tok)
+  fi
+}
+
+/* a reply on its way back: delivered, delayed or lost */
+inline reply(c, code, tok, pttl, iss) {
+  acode[c] = code; atok[c] = tok; apttl[c] = pttl; aiss[c] = iss;
+  if
+  :: as[c] = S_REPLY; adue[c] = now
+  ::  NET && faults < FAULTS -> faults++; faulted[c] = 1; as[c] = S_ERR;
+     adue[c] = (asent[c] + CT > now -> asent[c] + CT : now)
+  ::  NET && faults < FAULTS -> faults++; faulted[c] = 1; as[c] = S_REPLY; pick_delay(); adue[c] = now + t_d
+  fi
+}
+
+/* acquire.lua's 'issued' (l.91-96) */
+#define ISSUED ((t_hastok -> t_tok : fv) > NOWUS -> (t_hastok -> t_tok : fv) : NOWUS)
+
+/* acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon' */
+inline acquire(c, mode) {
+  t_tried = 0; t_hastok = 0; t_marked = 0;
+  if
+  :: mode == C_WAIT ->
+     /* l.48-50: SET fence <now> GET */
+     t_swapped = fex; t_last = fv; t_w = fw;
+     /* l.53-59: the fast path: fence below the clock, no waiters mark: SET NX */
+     if
+     :: t_swapped && !t_w && t_last > 0 && t_last < NOWUS ->
+        t_tried = 1;
+        write_fence(NOWUS, 0);
+        if
+        :: lo == 0 -> issued_token(NOWUS); set_lock(c, NOWUS, LEASE, 0); reply(c, R_1, NOWUS, 0, 0); goto acq_done
+        :: else
+        fi
+     :: else
+     fi;
+     /* l.74: settle_fence */
+     settle_fence();
+     t_hastok = 1;
+     /* l.76-81: fence lost while waiters are queued: its mark comes back */
+     if
+     :: !t_fenced && qn > 0 -> write_fence(t_tok, 1); t_waiters = 1
+     :: else
+     fi;
+     t_marked = t_waiters;
+     /* l.83-87 */
+     if
+     :: !t_waiters && !t_tried && lo == 0 -> set_lock(c, t_tok, LEASE, 0); reply(c, R_1, t_tok, 0, 0); goto acq_done
+     :: else
+     fi
+  :: else
+  fi;
+  t_holder = lo;   /* l.98 */
+  if
+  :: t_holder == c ->
+     if
+     :: mode == C_ABANDON ->   /* l.114-123 */
+        t_w = lw; delete_lock();
+        if
+        :: t_w -> grant_next()
+        :: else
+        fi;
+        reply(c, R_M1, 0, 0, 0)
+     :: else -> reply(c, R_3, ltok, 0, 0)   /* l.124-127 */
+     fi;
+     goto acq_done
+  :: else
+  fi;
+  if
+  :: mode == C_GIVEUP || mode == C_ABANDON ->   /* l.134-140 */
+     forget_waiter(c);
+     if
+     :: qn == 0 -> mark_waiters(0)
+     :: else
+     fi;
+     reply(c, R_M1, 0, 0, 0); goto acq_done
+  :: else
+  fi;
+  if
+  :: mode == C_RECHECK ->   /* l.142-147 */
+     queued(c, t_ok);
+     if
+     :: !t_ok -> t_v = ISSUED; reply(c, R_M3, 0, 0, t_v); goto acq_done
+     :: else
+     fi
+  :: else
+  fi;
+  if
+  :: t_holder == 0 ->   /* l.153-169 */
+     first_live_waiter();
+     if
+     :: t_first != 0 && t_first != c -> grant_next()
+     :: t_first == c ->
+        forget_waiter(c); hand_to(c, LEASE);   /* give_to */
+        reply(c, R_1, t_tok, 0, 0); goto acq_done
+     :: t_first == 0 ->
+        if
+        :: !t_hastok -> t_swapped = fex; t_last = fv; t_w = fw; settle_fence(); t_hastok = 1  /* issue_token */
+        :: else
+        fi;
+        write_fence(t_tok, 0);
+        set_lock(c, t_tok, LEASE, 0);
+        reply(c, R_1, t_tok, 0, 0); goto acq_done
+     fi
+  :: else
+  fi;
+  /* l.173-189: held by another owner (or just handed to the first waiter): queue */
+  t_pttl = lexp - now;
+  enqueue(c);
+  if
+  :: t_holder == 0 -> t_hastok = 0; mark_waiters(1)
+  :: else ->
+     if
+     :: !t_hastok || !t_marked -> t_v = (t_hastok -> t_tok : fv); write_fence(t_v, 1)
+     :: else
+     fi;
+     lw = 1
+  fi;
+  t_v = ISSUED;
+  reply(c, R_0, 0, t_pttl, t_v);
+acq_done:
+  skip
+}
+
+/* release.lua, ARGV[2] '1' or '2' (every hold at once; no successor named) */
+inline release(c, mode) {
+  if
+  :: lo == 0 -> reply(c, R_M1, 0, 0, 0)                  /* l.47-49 */
+  :: lo != 0 && lo != c ->                               /* l.67-76 */
+     if
+     :: mode == C_REL1 -> lexp = now + LEASE            /* GETDEL took it: put back for a lease */
+     :: else
+     fi;
+     reply(c, R_0, 0, 0, 0)
+  :: lo == c && !lw -> delete_lock(); reply(c, R_2, 0, 0, 0)   /* l.33-36, l.82-87 */
+  :: lo == c && lw -> delete_lock(); grant_next(); reply(c, R_2, 0, 0, 0)  /* l.88-103 */
+  fi
+}
+
+/* renew.lua (l.143-149) for one hold: extended if the owner still holds it */
+inline renew_one(c, res) {
+  if
+  :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; res = 1
+  :: else -> res = 0
+  fi
+}
+
+/* Redis restarts without its data: every key gone, connections reset */
+inline restart() {
+  if
+  :: lo != 0 -> hend[lo] = 1
+  :: else
+  fi;
+  delete_lock();
+  fex = 0; fv = 0; fw = 0;
+  t_i = 0;
+  do
+  :: t_i < N -> q[t_i] = 0; t_i++
+  :: else -> break
+  od;
+  qn = 0; qkexp = 0;
+  t_i = 1;
+  do
+  :: t_i <= N ->
+     qexp[t_i] = 0;
+     conn[t_i] = 0;
+     if
+     :: ph[t_i] == ACTIVE || ph[t_i] == HELD || ph[t_i] == WDRAW || ph[t_i] == REL -> rsd[t_i] = 1
+     :: else
+     fi;
+     if
+     :: as[t_i] == S_OUT || as[t_i] == S_REPLY -> as[t_i] = S_ERR; adue[t_i] = now
+     :: else
+     fi;
+     if
+     :: rs[t_i] == S_OUT || rs[t_i] == S_REPLY -> rs[t_i] = S_ERR; rdue[t_i] = now
+     :: else
+     fi;
+     n1[t_i] = 0; nd1[t_i] = 0; n2[t_i] = 0; nd2[t_i] = 0;
+     t_i++
+  :: else -> break
+  od;
+  rdown = 1; rstart = 0
+}
+
+#define WORK(c) ((as[c] == S_OUT && adue[c] <= now) || (rs[c] == S_OUT && rdue[c] <= now))
+
+active proctype Redis() {
+end:
+  do
+  :: atomic { rstart -> restart(); check_exclusion() }
+  :: atomic {
+       !rdown && !rstart && (WORK(1) || WORK(2) || (N >= 3 && WORK(3))) ->
+       /* any call whose request has arrived, in any order */
+       if
+       :: WORK(1) -> t_c = 1
+       :: WORK(2) -> t_c = 2
+       :: N >= 3 && WORK(3) -> t_c = 3
+       fi;
+       if
+       :: as[t_c] == S_OUT && adue[t_c] <= now ->
+          if
+          :: ak[t_c] == C_WAIT || ak[t_c] == C_RECHECK || ak[t_c] == C_GIVEUP || ak[t_c] == C_ABANDON ->
+             acquire(t_c, ak[t_c])
+          :: ak[t_c] == C_REL1 || ak[t_c] == C_REL2 -> release(t_c, ak[t_c])
+          :: ak[t_c] == C_CONFIRM -> renew_one(t_c, t_ok); t_v = (t_ok -> R_1 : R_0); reply(t_c, t_v, 0, 0, 0)
+          fi
+       :: rs[t_c] == S_OUT && rdue[t_c] <= now ->
+          renew_one(t_c, t_ok);
+          rheld[t_c] = t_ok;
+          if
+          :: rs[t_c] = S_REPLY; rdue[t_c] = now
+          ::  NET && faults < FAULTS -> faults++; faulted[t_c] = 1; rs[t_c] = S_ERR;
+             rdue[t_c] = (rsent[t_c] + CT > now -> rsent[t_c] + CT : now)
+          ::  NET && faults < FAULTS -> faults++; faulted[t_c] = 1; rs[t_c] = S_REPLY; pick_delay(); rdue[t_c] = now + t_d
+          fi
+       fi;
+       check_exclusion()
+     }
+  od
+}
+
+/* ================================ clients ================================ */
+
+/* send a call on the slot: never sent while disconnected; else arrives, is lost or delayed */
+inline send(c, kind) {
+  ak[c] = kind; asent[c] = now;
+  if
+  :: !conn[c] -> as[c] = S_NOTSENT; adue[c] = now
+  :: else ->
+     if
+     :: as[c] = S_OUT; adue[c] = now
+     ::  NET && faults < FAULTS -> faults++; faulted[c] = 1; as[c] = S_ERR; adue[c] = now + CT
+     ::  NET && faults < FAULTS -> faults++; faulted[c] = 1; as[c] = S_OUT; pick_delay(); adue[c] = now + t_d
+     fi
+  fi
+}
+
+/* Acquisition.send (l.182-203) */
+inline acq_send(c, kind) {
+  infl[c] = 1; inredis[c] = 1;
+  if
+  :: gnet[c] == NONE -> gnet[c] = now
+  :: else
+  fi;
+  send(c, kind)
+}
+
+/* Acquisition.succeed (l.446-462) and LockEngine.acquired: the lease counts from `from` */
+inline succeed(c, tok, from, handed) {
+  if
+  :: ph[c] == ACTIVE ->
+     tmr[c] = NONE;
+     ph[c] = HELD; htok[c] = tok; lost[c] = 0;
+     vu[c] = from + (handed -> CLAIM : LEASE) - DRIFT;   /* grantEndsNanos */
+     /* confirmHandoff a third into the claim; else the watchdog's next tick */
+     renAt[c] = (handed -> from + 1 : now + WD);
+     if
+     :: renAt[c] < now -> renAt[c] = now
+     :: else
+     fi;
+     if   /* the caller's critical section: short, or long enough for renewals */
+     :: relAt[c] = now
+     :: relAt[c] = now + HL
+     fi;
+     if
+     :: vu[c] <= now -> valid_on_arrival = 0
+     :: else
+     fi;
+     assert(valid_on_arrival)
+  :: else
+  fi
+}
+
+/* Acquisition.cleanUp (l.573-588) */
+inline cleanup(c, err) {
+  if
+  :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
+  :: err -> tmr[c] = now + 1; tact[c] = T_CLEANUP
+  :: else -> acq_send(c, C_ABANDON)
+  fi
+}
+
+/* Acquisition.fail (l.549-567): the caller gets its failure; Redis is cleaned up */
+inline fail(c) {
+  if
+  :: ph[c] == ACTIVE ->
+     tmr[c] = NONE; ph[c] = WDRAW;
+     if
+     :: !infl[c] -> cleanup(c, 0)
+     :: else
+     fi
+  :: else
+  fi
+}
+
+/* Acquisition.arrivedTooLate (l.328-343); sets t_ok when the grant must not count yet */
+inline arrived_too_late(c, from, handed) {
+#ifdef BUG_DEAD_ON_ARRIVAL
+  t_ok = 0
+#else
+  if
+  :: from + (handed -> CLAIM : LEASE) - DRIFT > now -> t_ok = 0
+  :: else ->
+     t_ok = 1;
+     if
+     :: now >= dl[c] -> fail(c)
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.350-355) */
+     fi
+  fi
+#endif
+}
+
+/* Acquisition.recheck (l.412-417) */
+inline recheck(c) {
+  if
+  :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
+  :: else
+  fi
+}
+
+/* Acquisition.busy (l.381-410) */
+inline busy(c) {
+  if
+  :: asent[c] > gnet[c] -> gnet[c] = asent[c]
+  :: else
+  fi;
+  t_d = (apttl[c] < RI -> apttl[c] : RI);
+  if
+  :: dl[c] - now < t_d -> t_d = dl[c] - now
+  :: else
+  fi;
+  tmr[c] = now + t_d; tact[c] = T_RECHECK
+}
+
+/* Acquisition.attemptFailed (l.420-438) */
+inline attempt_failed(c, kind) {
+  if
+  :: now >= dl[c] -> fail(c)
+  :: else ->
+     tmr[c] = now + 1; tact[c] = T_RETRY;
+     rmode[c] = (kind == C_RECHECK || kind == C_CONFIRM -> C_WAIT : kind)
+  fi
+}
+
+/* Acquisition.granted (l.486-508): a grant notification */
+inline granted(c, tok) {
+  if
+  :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
+     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn */
+  :: ph[c] == ACTIVE ->
+#ifdef BUG_LATE_GRANT
+     if
+     :: false -> skip
+#else
+     if
+     :: tok <= ended[c] -> skip   /* a late notification of a grant that has ended */
+#endif
+     :: else ->
+        if
+        :: gnet[c] + CLAIM - DRIFT <= now ->
+           htok[c] = tok;
+           if
+           :: !infl[c] ->
+#ifdef BUG_DEAD_ON_ARRIVAL
+              tmr[c] = now; tact[c] = T_RECHECK   /* "ask Redis instead" */
+#else
+              tmr[c] = NONE; arrived_too_late(c, gnet[c], 1)
+#endif
+           :: else
+           fi
+        :: else -> succeed(c, tok, gnet[c], 1)
+        fi
+     fi
+  :: else   /* HELD, WITHDRAWING, releasing: nothing to do */
+  fi
+}
+
+/* Acquisition.onReply (l.223-284) and answered (l.286-316); onConfirmed (l.357-379) */
+inline on_reply(c) {
+  as[c] = S_FREE;
+  if
+  :: orph[c] -> orph[c] = 0   /* the orphan's withdrawal answered */
+  :: ph[c] == REL -> skip     /* not here */
+  :: ak[c] == C_CONFIRM ->
+     infl[c] = 0;
+     if
+     :: ph[c] == ACTIVE && acode[c] == R_1 ->
+        arrived_too_late(c, asent[c], 0);
+        if
+        :: !t_ok -> succeed(c, htok[c], asent[c], 0)
+        :: else
+        fi
+     :: ph[c] == ACTIVE && acode[c] != R_1 ->
+        if
+        :: htok[c] > ended[c] -> ended[c] = htok[c]
+        :: else
+        fi;
+        recheck(c)
+     :: ph[c] == WDRAW -> cleanup(c, 0)
+     :: else
+     fi
+  :: else ->
+     infl[c] = 0;
+     inredis[c] = !(acode[c] == R_M1 || acode[c] == R_M3);
+#ifndef BUG_LATE_GRANT
+     if
+     :: aiss[c] > ended[c] -> ended[c] = aiss[c]
+     :: else
+     fi;
+#endif
+     if
+     :: ph[c] == ACTIVE ->
+        if
+        :: acode[c] == R_1 ->
+           htok[c] = atok[c];
+           arrived_too_late(c, asent[c], 0);
+           if
+           :: !t_ok -> succeed(c, atok[c], asent[c], 0)
+           :: else
+           fi
+        :: acode[c] == R_3 ->
+           htok[c] = atok[c];
+           arrived_too_late(c, gnet[c], 1);
+           if
+           :: !t_ok -> succeed(c, atok[c], gnet[c], 1)
+           :: else
+           fi
+        :: acode[c] == R_0 -> busy(c)
+        :: acode[c] == R_M1 -> fail(c)
+        :: acode[c] == R_M3 -> acq_send(c, C_WAIT)
+        fi
+     :: ph[c] == WDRAW -> cleanup(c, 0)
+#ifndef BUG_LATE_GRANT
+     :: ph[c] == HELD && aiss[c] != 0 && htok[c] <= aiss[c] ->
+        /* l.269-279: the grant had ended before this call ran */
+        lost[c] = 1;
+        if
+        :: acode[c] == R_0 && as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON)
+        :: else
+        fi
+#endif
+     :: else
+     fi
+  fi
+}
+
+inline on_error(c, mayrun) {
+  as[c] = S_FREE;
+  if
+  :: orph[c] -> orph[c] = 0; tmr[c] = now + 1; tact[c] = T_ORPHAN   /* retried */
+  :: ph[c] == REL -> skip
+  :: else ->
+     infl[c] = 0;
+     if
+     :: ph[c] == ACTIVE -> attempt_failed(c, ak[c])
+     :: ph[c] == WDRAW -> cleanup(c, 1)
+     :: else
+     fi
+  fi
+}
+
+/* Release.send (l.65-79) */
+inline rel_send(c) {
+  if
+  :: fsent[c] == NONE -> fsent[c] = now
+  :: else
+  fi;
+  t_v = ((unk[c] || lost[c] || now >= vu[c]) -> C_REL2 : C_REL1);
+  send(c, t_v)
+}
+
+/* Release.onReply (l.85-116) */
+inline rel_reply(c) {
+  as[c] = S_FREE;
+  t_d = acode[c];
+  if
+  :: unk[c] && (t_d == R_0 || t_d == R_M1) && fsent[c] < vu[c] -> t_d = R_2
+  :: else
+  fi;
+  if
+  :: !told[c] ->
+     told[c] = 1;
+     /* told "released cleanly": no loss in the reply, none known before (finishRelease) */
+     if
+     :: t_d == R_2 && !lost[c] && hend[c] && !amb[c] -> reported_loss = 0
+     :: else
+     fi;
+     assert(reported_loss)
+  :: else
+  fi;
+  ph[c] = DONE; tmr[c] = NONE
+}
+
+/* Release.failed (l.119-140) */
+inline rel_error(c, mayrun) {
+  as[c] = S_FREE;
+#ifdef BUG_RELEASE_RETRY
+  unk[c] = 1;
+#else
+  unk[c] = unk[c] || mayrun;
+#endif
+  amb[c] = amb[c] || mayrun;
+  if
+  :: !told[c] && now >= cdl[c] -> told[c] = 1   /* RelockException or LockLostException */
+  :: else
+  fi;
+  if
+  :: now < gua[c] -> tmr[c] = now + 1; tact[c] = T_RELRETRY
+  :: else -> ph[c] = DONE; tmr[c] = NONE
+  fi
+}
+
+/* dead values are zeroed so that states that differ only in them are one state (no behaviour
+ * reads them: each is written again before its next use) */
+inline normalize(c) {
+  if
+  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0
+  :: else
+  fi;
+  if
+  :: rs[c] == S_FREE -> rsent[c] = 0; rdue[c] = 0; rheld[c] = 0
+  :: else
+  fi;
+  if
+  :: tmr[c] == NONE -> tact[c] = 0; rmode[c] = 0
+  :: else
+  fi;
+  if
+  :: pz[c] <= now -> pz[c] = 0
+  :: else
+  fi;
+  if
+  :: ph[c] != IDLE -> st[c] = 0
+  :: else
+  fi;
+  if
+  :: ph[c] != ACTIVE && ph[c] != IDLE -> cancelAt[c] = 0
+  :: else
+  fi;
+  if
+  :: ph[c] != HELD -> renAt[c] = 0; relAt[c] = 0
+  :: else
+  fi;
+  if
+  :: ph[c] != REL -> unk[c] = 0; fsent[c] = 0; cdl[c] = 0; gua[c] = 0; told[c] = 0; amb[c] = 0
+  :: else
+  fi;
+  if
+  :: ph[c] == DONE || ph[c] == DEAD ->
+     infl[c] = 0; inredis[c] = 0; gnet[c] = 0; ended[c] = 0; dl[c] = 0; htok[c] = 0; vu[c] = 0;
+     lost[c] = 0; hend[c] = 0; rsd[c] = 0; faulted[c] = 0
+  :: else
+  fi;
+  if
+  :: ph[c] == DEAD -> tmr[c] = NONE; tact[c] = 0; rmode[c] = 0; n1[c] = 0; nd1[c] = 0; n2[c] = 0; nd2[c] = 0; conn[c] = 0; pz[c] = 0
+  :: else
+  fi
+}
+
+#define ALIVE(c) (ph[c] != DEAD && now >= pz[c])
+#define HAS_EVENT(c) ( \
+  (ph[c] == IDLE && now >= st[c]) || \
+  ((as[c] == S_REPLY || as[c] == S_ERR || as[c] == S_NOTSENT) && adue[c] <= now) || \
+  ((rs[c] == S_REPLY || rs[c] == S_ERR || rs[c] == S_NOTSENT) && rdue[c] <= now) || \
+  (n1[c] != 0 && nd1[c] <= now) || (n2[c] != 0 && nd2[c] <= now) || \
+  tmr[c] <= now || \
+  (ph[c] == HELD && ((!lost[c] && now >= vu[c]) || (!lost[c] && now >= renAt[c] && rs[c] == S_FREE) || \
+                     (now >= relAt[c] && as[c] == S_FREE))) || \
+  (ph[c] == ACTIVE && now >= cancelAt[c]) || \
+  (!conn[c] && !rdown))
+
+proctype Client(byte c) {
+  /* when it starts, and whether (and when) its caller gives up early */
+  atomic {
+    if
+    :: c == 1 -> st[c] = 0
+    :: else -> select(t_d : 0 .. SMAX); st[c] = t_d
+    fi;
+    cancelAt[c] = NONE;
+    if
+    :: c <= NCANCEL -> cancelAt[c] = st[c]
+    :: c <= NCANCEL -> cancelAt[c] = st[c] + 2
+    :: skip
+    fi
+  };
+end:
+  do
+  /* faults: the client pauses (GC, SIGSTOP, CPU) or crashes just before an event */
+  :: atomic { ALIVE(c) && HAS_EVENT(c) && faults < FAULTS && ph[c] != IDLE && (PAUSE || CRASH) ->
+       faults++; faulted[c] = 1;
+       if
+       :: PAUSE -> pick_pause(); pz[c] = now + t_d
+       :: CRASH -> ph[c] = DEAD; tmr[c] = NONE
+       fi;
+       normalize(c) }
+  /* the caller asks: tryLock(WAIT) (Acquisition.becomeHead) */
+  :: atomic { ALIVE(c) && ph[c] == IDLE && now >= st[c] ->
+       ph[c] = ACTIVE; dl[c] = now + WAIT; acq_send(c, C_WAIT); check_exclusion();
+       normalize(c) }
+  /* the caller gives up: interrupt or cancel (Acquisition.withdraw -> fail) */
+  :: atomic { ALIVE(c) && ph[c] == ACTIVE && now >= cancelAt[c] -> fail(c);
+       normalize(c) }
+  /* a reply, or a failed call */
+  :: atomic { ALIVE(c) && as[c] == S_REPLY && adue[c] <= now ->
+       if
+       :: ph[c] == REL && !orph[c] -> rel_reply(c)
+       :: else -> on_reply(c)
+       fi;
+       check_exclusion();
+       normalize(c) }
+  :: atomic { ALIVE(c) && (as[c] == S_ERR || as[c] == S_NOTSENT) && adue[c] <= now ->
+       t_ok = (as[c] == S_ERR);
+       if
+       :: ph[c] == REL && !orph[c] -> rel_error(c, t_ok)
+       :: else -> on_error(c, t_ok)
+       fi;
+       normalize(c) }
+  /* a grant notification (two may be in flight, in either order) */
+  :: atomic { ALIVE(c) && n1[c] != 0 && nd1[c] <= now ->
+       t_tok = n1[c]; n1[c] = 0; nd1[c] = 0; granted(c, t_tok); check_exclusion();
+       normalize(c) }
+  :: atomic { ALIVE(c) && n2[c] != 0 && nd2[c] <= now ->
+       t_tok = n2[c]; n2[c] = 0; nd2[c] = 0; granted(c, t_tok); check_exclusion();
+       normalize(c) }
+  /* the Retry timer */
+  :: atomic { ALIVE(c) && tmr[c] <= now ->
+       tmr[c] = NONE;
+       if
+       :: tact[c] == T_RECHECK -> recheck(c)
+       :: tact[c] == T_RETRY -> if :: ph[c] == ACTIVE -> acq_send(c, rmode[c]) :: else fi
+       :: tact[c] == T_CLEANUP -> if :: ph[c] == WDRAW -> cleanup(c, 0) :: else fi
+       :: tact[c] == T_RELRETRY -> if :: ph[c] == REL && as[c] == S_FREE -> rel_send(c) :: else fi
+       :: tact[c] == T_ORPHAN -> if :: as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON) :: else fi
+       fi;
+       normalize(c) }
+  /* LockEngine.checkExpiry: the local deadline passed: lost, onLost runs */
+  :: atomic { ALIVE(c) && ph[c] == HELD && !lost[c] && now >= vu[c] -> lost[c] = 1;
+       normalize(c) }
+  /* WatchdogRenewer.tick / LockEngine.confirmHandoff: renew.lua */
+  :: atomic { ALIVE(c) && ph[c] == HELD && !lost[c] && now >= renAt[c] && rs[c] == S_FREE ->
+       renAt[c] = now + WD; rsent[c] = now;
+       if
+       :: !conn[c] -> rs[c] = S_NOTSENT; rdue[c] = now
+       :: else ->
+          if
+          :: rs[c] = S_OUT; rdue[c] = now
+          ::  NET && faults < FAULTS -> faults++; faulted[c] = 1; rs[c] = S_ERR; rdue[c] = now + CT
+          ::  NET && faults < FAULTS -> faults++; faulted[c] = 1; rs[c] = S_OUT; pick_delay(); rdue[c] = now + t_d
+          fi
+       fi;
+       normalize(c) }
+  :: atomic { ALIVE(c) && (rs[c] == S_REPLY || rs[c] == S_ERR || rs[c] == S_NOTSENT) && rdue[c] <= now ->
+       if
+       :: rs[c] == S_REPLY && rheld[c] && ph[c] == HELD ->   /* HeldLease.renewed */
+          if
+          :: rsent[c] + LEASE - DRIFT > vu[c] -> vu[c] = rsent[c] + LEASE - DRIFT
+          :: else
+          fi
+       :: rs[c] == S_REPLY && !rheld[c] && ph[c] == HELD -> lost[c] = 1
+       :: rs[c] != S_REPLY && ph[c] == HELD -> renAt[c] = now + 1
+       :: else
+       fi;
+       rs[c] = S_FREE; rheld[c] = 0;
+       check_exclusion();
+       normalize(c) }
+  /* the caller closes its hold (LockEngine.close -> Release) */
+  :: atomic { ALIVE(c) && ph[c] == HELD && now >= relAt[c] && as[c] == S_FREE ->
+       ph[c] = REL; told[c] = 0; unk[c] = 0; fsent[c] = NONE; tmr[c] = NONE;
+       cdl[c] = now + CT;
+       gua[c] = (vu[c] + DRIFT > cdl[c] -> vu[c] + DRIFT : cdl[c]);
+       rel_send(c);
+       normalize(c) }
+  /* the connection comes back (reconnected: timers fire now) */
+  :: atomic { ALIVE(c) && !conn[c] && !rdown ->
+       conn[c] = 1;
+       if
+       :: tmr[c] != NONE -> tmr[c] = now
+       :: else
+       fi;
+       normalize(c) }
+  od
+}
+
+/* ================================ time ================================ */
+
+active proctype Time() {
+end:
+  do
+  :: atomic { timeout && now < TMAX ->
+       check_wakeup();
+       now++;
+       rdown = 0;
+       /* lease expiry: the key is gone */
+       if
+       :: lo != 0 && lexp <= now -> hend[lo] = 1; delete_lock()
+       :: else
+       fi;
+       /* the queue keys' expiry */
+       if
+       :: qn > 0 && qkexp <= now ->
+          t_i = 0;
+          do
+          :: t_i < qn -> qexp[q[t_i]] = 0; q[t_i] = 0; t_i++
+          :: else -> break
+          od;
+          qn = 0; qkexp = 0
+       :: else
+       fi;
+       /* a Redis restart without data somewhere in this tick */
+       if
+       :: RESTART && faults < FAULTS -> faults++; rstart = 1
+       :: skip
+       fi;
+       t_k = 1;
+       do
+       :: t_k <= N -> normalize(t_k); t_k++
+       :: else -> break
+       od;
+       check_exclusion() }
+  od
+}
+
+init {
+  atomic {
+    if
+    :: fastclock = 0
+    :: fastclock = 1
+    fi;
+    t_i = 1;
+    do
+    :: t_i <= N ->
+       gnet[t_i] = NONE; tmr[t_i] = NONE; conn[t_i] = 1; fsent[t_i] = NONE;
+       run Client(t_i);
+       t_i++
+    :: else -> break
+    od
+  }
+}
+
+/* no lock held for nobody: once every caller has stopped (released, gave up, crashed), the lock
+ * and its queue become free */
+#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
+#define LOCK_FREE (lo == 0 && qn == 0)
+ltl no_lock_for_nobody { [] (ALL_STOPPED -> <> LOCK_FREE) }
