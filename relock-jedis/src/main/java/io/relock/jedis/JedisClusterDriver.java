@@ -244,9 +244,7 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Both commands go, one after the other, on one connection to the primary of the keys' slot
+   * Both commands go, one after the other, on one connection to the primary of the keys' slot
    * (after any redirect of the script), on one worker, which the {@code WAIT} holds until it
    * answers, as for {@link JedisDriver#evalShaReplicated}. An error reply to the {@code WAIT} (such
    * as a demoted node's refusal) comes as {@link IllegalStateException}: the script has run.
@@ -268,9 +266,7 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>On every primary of the slot map, one after the other on one worker; fails if any failed
+   * On every primary of the slot map, one after the other on one worker; fails if any failed
    * (with the first failure), completes with the SHA1 otherwise.
    */
   @Override
@@ -298,9 +294,7 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>On each primary of the slot map, named {@code host:port}, one after the other on one
+   * On each primary of the slot map, named {@code host:port}, one after the other on one
    * worker; fails with the first failure.
    */
   @Override
@@ -329,9 +323,7 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>For servers before Redis 7: a plain {@code SUBSCRIBE} on one primary of the slot map (a
+   * For servers before Redis 7: a plain {@code SUBSCRIBE} on one primary of the slot map (a
    * cluster broadcasts {@code PUBLISH} to every node), on a thread of its own, that reconnects, to
    * the next primary, when the connection drops. The listener runs on that thread.
    *
@@ -361,9 +353,7 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Only on Redis 7+. The listener runs on the thread of the node's subscriber. The future fails
+   * Only on Redis 7+. The listener runs on the thread of the node's subscriber. The future fails
    * if that node cannot be reached (the subscription is retried all the same, and the reconnect
    * listener runs once it took hold).
    */
@@ -378,7 +368,7 @@ public final class JedisClusterDriver implements RedisDriver {
     return shardedSubscriptions.subscribe(channel, listener);
   }
 
-  /** {@inheritDoc} Completes once the {@code SUNSUBSCRIBE} is sent (or nothing needed sending). */
+  /** Completes once the {@code SUNSUBSCRIBE} is sent (or nothing needed sending). */
   @Override
   public CompletableFuture<Void> unsubscribeSharded(String channel) {
     if (!sharded) {
@@ -388,9 +378,7 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Runs when a command succeeds on a node that a command could not reach before, when a slot
+   * Runs when a command succeeds on a node that a command could not reach before, when a slot
    * map read after such a failure shows that node's slots served by others (a failover), and when
    * a subscription is confirmed again after its connection was lost or its slot moved.
    */

@@ -243,9 +243,7 @@ public final class JedisDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Replies of other shapes than an array are returned as a one-element list.
+   * Replies of other shapes than an array are returned as a one-element list.
    */
   @Override
   public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
@@ -254,9 +252,7 @@ public final class JedisDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Both commands go, one after the other, on one pooled connection and one worker thread, and
+   * Both commands go, one after the other, on one pooled connection and one worker thread, and
    * the {@code WAIT} occupies both until it answers (at most {@code timeout}, which is added to the
    * socket timeout for it): while it waits, that connection and that worker serve no other call,
    * so a client making many such calls at once has that many fewer for the rest (renewals and
@@ -288,9 +284,7 @@ public final class JedisDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>The listener runs on the driver's pub/sub thread; a listener that throws is logged and the
+   * The listener runs on the driver's pub/sub thread; a listener that throws is logged and the
    * message dropped. The future fails if the first connection attempt fails; attempts go on until
    * {@link #close()} all the same.
    *
@@ -310,9 +304,7 @@ public final class JedisDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Jedis's pooled connections report nothing when they reconnect; the notification connection
+   * Jedis's pooled connections report nothing when they reconnect; the notification connection
    * does, when it subscribes again after losing the connection, which is when Redis is reachable
    * again for the commands too. Behind Sentinel it also does once it has moved to a new primary.
    */

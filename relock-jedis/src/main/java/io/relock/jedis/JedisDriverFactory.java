@@ -12,6 +12,9 @@ import io.relock.spi.RedisTarget;
  * JedisDriver}) or to a Redis Cluster ({@link JedisClusterDriver}).
  */
 public final class JedisDriverFactory implements RedisDriverFactory {
+  /** Created by {@link java.util.ServiceLoader}, which finds this factory on the class path. */
+  public JedisDriverFactory() {}
+
   @Override
   public String name() {
     return "jedis";

@@ -212,9 +212,7 @@ public final class LettuceClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>On each primary of this client's view of the cluster that serves slots, named {@code
+   * On each primary of this client's view of the cluster that serves slots, named {@code
    * host:port}, over the cluster connection's connection to that node; all at once.
    */
   @Override
@@ -270,9 +268,7 @@ public final class LettuceClusterDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>On a second cluster connection of its own, on the node connection of the primary that
+   * On a second cluster connection of its own, on the node connection of the primary that
    * serves the keys' slot as this client last saw it: a WAIT blocks only other acknowledged
    * acquisitions bound for that node. A slot that moved meanwhile answers MOVED, which core
    * retries; the driver refreshes its view of the cluster first.

@@ -235,9 +235,7 @@ public final class LettuceDriver implements RedisDriver {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Runs on a third connection of its own, opened on first use, so that a WAIT blocks only
+   * Runs on a third connection of its own, opened on first use, so that a WAIT blocks only
    * other acknowledged acquisitions, never renewals, releases or unacknowledged calls. EVALSHA and
    * WAIT go out back to back; Redis answers the WAIT once the replicas caught up with the script's
    * writes.

@@ -7,6 +7,9 @@ import io.relock.spi.RedisTarget;
 
 /** Registered with {@link java.util.ServiceLoader}, so {@code Relock.connect(uri)} finds Lettuce. */
 public final class LettuceDriverFactory implements RedisDriverFactory {
+  /** Created by {@link java.util.ServiceLoader}, which finds this factory on the class path. */
+  public LettuceDriverFactory() {}
+
   @Override
   public String name() {
     return "lettuce";

@@ -30,6 +30,10 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 @EnableConfigurationProperties(RelockProperties.class)
 public class LockedAutoConfiguration {
 
+  /** Created by Spring Boot when the auto-configuration applies. */
+  public LockedAutoConfiguration() {}
+
+
   /** The name of the executor bean of asynchronous {@link Locked} methods. */
   public static final String EXECUTOR_BEAN = "relockLockedExecutor";
 

@@ -16,6 +16,8 @@ public class LockedLeaseLostException extends LockLostException {
   private final transient Method method;
 
   /**
+   * An exception for a {@link Locked} method whose lease was lost while it ran.
+   *
    * @param lockName the lock's name
    * @param method the method that ran
    * @param returnValue what it returned (for a future, what the future completed with; null for

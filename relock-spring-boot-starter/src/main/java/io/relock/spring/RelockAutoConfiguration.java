@@ -25,6 +25,10 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties({RelockProperties.class, RedisProperties.class})
 public class RelockAutoConfiguration {
 
+  /** Created by Spring Boot when the auto-configuration applies. */
+  public RelockAutoConfiguration() {}
+
+
   /**
    * The client, connected before this returns; closed when the application stops.
    *

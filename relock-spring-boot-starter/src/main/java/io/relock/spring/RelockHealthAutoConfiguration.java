@@ -18,6 +18,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnSingleCandidate(Relock.class)
 public class RelockHealthAutoConfiguration {
 
+  /** Created by Spring Boot when the auto-configuration applies. */
+  public RelockHealthAutoConfiguration() {}
+
+
   /**
    * The {@code relock} health indicator. Backs off when the application defines a bean named
    * {@code relockHealthIndicator}.

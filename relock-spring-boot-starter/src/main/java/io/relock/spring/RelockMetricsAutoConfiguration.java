@@ -22,6 +22,10 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(RelockProperties.class)
 public class RelockMetricsAutoConfiguration {
 
+  /** Created by Spring Boot when the auto-configuration applies. */
+  public RelockMetricsAutoConfiguration() {}
+
+
   /**
    * The meters of the application's client; closed when the application stops. Backs off when
    * the application defines a {@link RelockMetrics} bean of its own.

@@ -13,6 +13,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("relock")
 public class RelockProperties {
 
+  /** Properties with their defaults, bound by Spring Boot from {@code relock.*}. */
+  public RelockProperties() {}
+
+
   /** Whether to auto-configure a Relock client. */
   private boolean enabled = true;
 
@@ -271,6 +275,10 @@ public class RelockProperties {
   /** Waiting for replicas to acknowledge each acquisition (Redis's WAIT), narrowing the failover hole. */
   public static class ReplicaAcks {
 
+    /** The defaults of {@code relock.replica-acks.*}, bound by Spring Boot. */
+    public ReplicaAcks() {}
+
+
     /** Replicas that must acknowledge an acquisition before it counts; 0 turns it off. */
     private int replicas;
 
@@ -320,6 +328,10 @@ public class RelockProperties {
 
   /** The Redlock algorithm over independent masters, instead of spring.data.redis. */
   public static class Redlock {
+
+    /** The defaults of {@code relock.redlock.*}, bound by Spring Boot. */
+    public Redlock() {}
+
 
     /**
      * The masters (redis:// or rediss:// URIs), an odd number of at least three. When set,
@@ -378,6 +390,10 @@ public class RelockProperties {
   /** Settings of @Locked methods. */
   public static class LockedMethods {
 
+    /** The defaults of {@code relock.locked.*}, bound by Spring Boot. */
+    public LockedMethods() {}
+
+
     /** How @Locked methods without their own onLost report a lease lost while they ran. */
     private Locked.OnLost onLost = Locked.OnLost.LOG;
 
@@ -404,6 +420,10 @@ public class RelockProperties {
 
   /** Settings of the Micrometer meters. */
   public static class Metrics {
+
+    /** The defaults of {@code relock.metrics.*}, bound by Spring Boot. */
+    public Metrics() {}
+
 
     /**
      * A regular expression over lock names: names it matches entirely tag the per-lock meters with
