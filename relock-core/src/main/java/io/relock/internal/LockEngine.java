@@ -122,6 +122,8 @@ public final class LockEngine {
    */
   public static LockEngine start(RedisDriver driver, RelockSettings settings, String where) {
     LockEngine engine = new LockEngine(driver, settings, where);
+    // The server check's script call goes out now and is judged after the subscription is confirmed.
+    CompletableFuture<List<Object>> serverInfo = ServerCheck.read(engine.scripts);
     try {
       if (!engine.sharded) {
         driver.subscribe(engine.channel, engine::onNotification)
@@ -139,7 +141,7 @@ public final class LockEngine {
     }
     driver.onReconnect(engine::reconnected);
     try {
-      ServerCheck.check(engine.scripts, settings, where);
+      ServerCheck.check(serverInfo, settings, where);
     } catch (RelockException e) {
       engine.shutdown();
       throw e;

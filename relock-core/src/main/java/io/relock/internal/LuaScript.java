@@ -14,24 +14,39 @@ import java.util.regex.Pattern;
  * A Lua script read from the resource folder {@code io/relock/scripts/}. A line {@code -- @include
  * other.lua} is replaced by that file's text, so shared functions are written once. Scripts are
  * called by SHA1 and loaded on NOSCRIPT.
+ *
+ * <p>The text is read, and its SHA1 computed, when first asked for: a new client reads only the
+ * scripts it runs, not the whole family's, before it holds its first lock.
  */
 public final class LuaScript {
   private static final String FOLDER = "/io/relock/scripts/";
   private static final Pattern INCLUDE = Pattern.compile("(?m)^-- @include (\\S+)$");
 
+  private final String file;
   private final String name;
-  private final String source;
-  private final String sha1;
+  /** The assembled text and its SHA1, once read; two threads may both read it, to the same result. */
+  private volatile Text text;
 
-  private LuaScript(String name, String source) {
-    this.name = name;
-    this.source = source;
-    this.sha1 = sha1Hex(source);
+  private record Text(String source, String sha1) {}
+
+  private LuaScript(String file) {
+    this.file = file;
+    this.name = file.replace(".lua", "");
   }
 
-  /** Reads {@code io/relock/scripts/<file>} and inlines its includes. */
+  /** Names {@code io/relock/scripts/<file>}, read (and its includes inlined) on first use. */
   public static LuaScript load(String file) {
-    return new LuaScript(file.replace(".lua", ""), assemble(file));
+    return new LuaScript(file);
+  }
+
+  private Text text() {
+    Text t = text;
+    if (t == null) {
+      String source = assemble(file);
+      t = new Text(source, sha1Hex(source));
+      text = t;
+    }
+    return t;
   }
 
   private static String assemble(String file) {
@@ -72,12 +87,12 @@ public final class LuaScript {
 
   /** The script text Redis runs, with includes inlined. */
   public String source() {
-    return source;
+    return text().source();
   }
 
   /** SHA1 of {@link #source()} in lower-case hex, as {@code SCRIPT LOAD} returns it. */
   public String sha1() {
-    return sha1;
+    return text().sha1();
   }
 
   @Override

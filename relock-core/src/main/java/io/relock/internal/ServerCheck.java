@@ -1,6 +1,7 @@
 package io.relock.internal;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,17 +24,21 @@ final class ServerCheck {
   /** The oldest Redis relock's scripts run on, as {major, minor}. */
   static final int[] OLDEST = {6, 2};
 
+  /** Starts reading the server's version and eviction policy, for {@link #check} to judge. */
+  static CompletableFuture<List<Object>> read(ScriptRunner scripts) {
+    return scripts.run(Scripts.SERVER_INFO, List.of(), List.of(), "(server check)");
+  }
+
   /**
-   * Reads the server's version and eviction policy.
+   * Judges the server's version and eviction policy, as {@link #read} returns them.
    *
    * @throws io.relock.RelockException if the server is older than {@link #OLDEST}
    */
-  static void check(ScriptRunner scripts, RelockSettings settings, String where) {
+  static void check(CompletableFuture<List<Object>> reading, RelockSettings settings, String where) {
     String policy;
     String version;
     try {
-      List<Object> info = scripts.run(Scripts.SERVER_INFO, List.of(), List.of(), "(server check)")
-          .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      List<Object> info = reading.get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
       policy = String.valueOf(info.get(0));
       version = info.size() > 1 ? String.valueOf(info.get(1)) : "";
     } catch (InterruptedException e) {

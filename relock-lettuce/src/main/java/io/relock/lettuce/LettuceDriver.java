@@ -84,12 +84,17 @@ public final class LettuceDriver implements RedisDriver {
     this.uri = uri;
     StatefulRedisConnection<String, String> c = null;
     client.addListener(connectionListener);
+    // Both connections open at once: on a cold JVM each takes a few hundred milliseconds, most of
+    // it Lettuce setting the connection up, so a new client is ready in the time of the slower one.
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> notifications =
+        client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
     try {
       c = client.connect(uri);
       this.commands = c;
-      this.pubsub = client.connectPubSub(uri);
+      this.pubsub = joinConnect(notifications);
     } catch (RuntimeException e) {
       client.removeListener(connectionListener);
+      notifications.thenAccept(StatefulRedisPubSubConnection::closeAsync);
       if (c != null) {
         c.close();
       }
@@ -97,6 +102,15 @@ public final class LettuceDriver implements RedisDriver {
         LettuceSettings.shutdown(client);
       }
       throw e;
+    }
+  }
+
+  /** Waits for a connection opened asynchronously, failing as {@code RedisClient.connect} would. */
+  private static <T> T joinConnect(CompletableFuture<T> connecting) {
+    try {
+      return connecting.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }
 
