@@ -200,7 +200,9 @@ public interface DistributedLock extends Lock {
 
   /**
    * Releases the lock whoever holds it, and hands it to the next waiter. The previous holder's
-   * lease is reported lost at its next renewal (or release). For operators and tests; not a
+   * client is told on its notification channel, checks its hold in Redis and reports the lease
+   * lost at once (its {@link LockLease#onLost} listeners run); should that notice be lost, the
+   * hold's next renewal, expiry check or release reports it. For operators and tests; not a
    * substitute for {@link LockLease#close()}.
    *
    * @return whether the lock was held

@@ -57,6 +57,11 @@ public final class BenchMain implements Callable<Integer> {
       + " relock beside Redisson, in fresh JVMs taking turns (4 rounds; 2 with --short).")
   boolean cold;
 
+  @Option(names = "--forced-unlock", description = "Instead of the Redis locks' run: how soon a holder hears that"
+      + " another client force-unlocked its lock, on one Redis, Sentinel, Cluster and Redlock (30 rounds each; 8 with"
+      + " --short).")
+  boolean forcedUnlock;
+
   @Option(names = "--family-rows", split = ",", paramLabel = "ROW",
       description = "The lock family rows to run (implies --family; default: rw-read-heavy,rw-write-heavy,semaphore-5):"
           + " rw-read-heavy, rw-write-heavy, rw-<N> (N%% reads), semaphore-<N> (N permits).")
@@ -202,6 +207,10 @@ public final class BenchMain implements Callable<Integer> {
         java.nio.file.Files.createDirectories(coldLogs);
         new ColdStart(shortRun).run(redis, coldLogs, log);
       }
+      return 0;
+    }
+    if (forcedUnlock) {
+      new ForcedUnlockNotice(shortRun).run(log);
       return 0;
     }
     if (redisCpu) {

@@ -25,6 +25,15 @@ final class RelockLocks implements LockClient, LockClient.Family {
   private final Relock relock;
 
   RelockLocks(BenchTarget target, Duration lease, boolean acks) {
+    Relock.Builder builder = builderFor(target);
+    if (acks) {
+      builder.replicaAcks(ACK_REPLICAS, ACK_TIMEOUT);
+    }
+    this.relock = builder.defaultLease(lease).build();
+  }
+
+  /** A builder pointed at {@code target}'s topology, nothing else set. */
+  static Relock.Builder builderFor(BenchTarget target) {
     Relock.Builder builder = Relock.builder();
     switch (target.topology()) {
       case SINGLE -> builder.uri(target.uri());
@@ -33,10 +42,7 @@ final class RelockLocks implements LockClient, LockClient.Family {
       case REDLOCK -> builder.redlock(target.nodeUris().toArray(new String[0]));
       default -> throw new IllegalArgumentException("unknown topology " + target.topology());
     }
-    if (acks) {
-      builder.replicaAcks(ACK_REPLICAS, ACK_TIMEOUT);
-    }
-    this.relock = builder.defaultLease(lease).build();
+    return builder;
   }
 
   @Override

@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
     customSynopsis = "relock unlock --force [--yes] [--json] [REDIS OPTIONS] NAME",
     description = {"Releases the lock NAME whoever holds it (--force).", "",
         "Hands it to its next waiter: for a lock whose holder is stuck. Shows the holder and asks for confirmation on the terminal, unless --yes; then prints"
-        + " what it released. The holder is told at its next renewal (a relock run holding it stops its command and"
+        + " what it released. The holder's client is told at once, its next renewal being the fallback (a relock run"
+        + " holding it stops its command and"
         + " exits with " + ExitCode.LOST + ").", ""},
     footer = {"", "Examples:",
         "  relock unlock --force nightly-report",

@@ -142,7 +142,8 @@ class RunCommandTest {
   @Test
   void aForcedUnlock_stopsTheCommandWithSigterm_andRunExitsLost_sayingWhy() {
     Path file = dir.resolve("lost");
-    try (Cli run = Cli.start("run", "--uri", uri(), "--lease", "1500ms", "taken", "--", "sh", "-c",
+    // A 10-minute lease: the first renewal would come minutes later; the notice of the forced unlock does not wait.
+    try (Cli run = Cli.start("run", "--uri", uri(), "--lease", "10m", "taken", "--", "sh", "-c",
         readyThenSleep(file, "echo TERM >> " + file + "; exit 9"))) {
       await("the command runs", () -> read(file).contains("ready"));
       Cli unlock = Cli.run("unlock", "--force", "--yes", "--uri", uri(), "taken");

@@ -59,6 +59,8 @@ final class HeldLease implements LockLease {
   volatile ScheduledFuture<?> expiryCheck;
   /** Whether the watchdog's last call to renew this lease failed (see {@link io.relock.RelockStats}). */
   volatile boolean renewalFailed;
+  /** Whether a check after a notice of a forced unlock is under way (see LockEngine#checkHold). */
+  final AtomicBoolean checking = new AtomicBoolean();
 
   HeldLease(LockState state, String owner, long token, long serial, long leaseNanos, long driftNanos, boolean renewed,
       long threadId, long validUntilNanos) {

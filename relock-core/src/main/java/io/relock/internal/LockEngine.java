@@ -63,6 +63,11 @@ public final class LockEngine {
   private final String grantChannel;
   /** Sharded grant channels subscribed, with how many lock states want each. */
   private final Map<String, Integer> shardedChannels = new HashMap<>();
+  /**
+   * How a notice that another client freed a lock held by one of this client's owners begins:
+   * {@code "lost <owner> <lock key>"}; see force_unlock.lua.
+   */
+  private static final String LOST = "lost ";
   /** How a notification that a lock was freed (not handed over) begins; see redlock_release.lua. */
   private static final String FREED = "free ";
   /** Tells handoff.lua to publish on the lock's own channel ({@code <lock key>:n}) with SPUBLISH. */
@@ -125,10 +130,10 @@ public final class LockEngine {
     // The server check's script call goes out now and is judged after the subscription is confirmed.
     CompletableFuture<List<Object>> serverInfo = ServerCheck.read(engine.scripts);
     try {
-      if (!engine.sharded) {
-        driver.subscribe(engine.channel, engine::onNotification)
-            .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      }
+      // On a sharded cluster grants come on each lock's own channel (see hearGrants); the client's
+      // channel then carries only the rare notices of a forced unlock, broadcast cluster-wide.
+      driver.subscribe(engine.channel, engine::onNotification)
+          .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       engine.shutdown();
@@ -678,6 +683,15 @@ public final class LockEngine {
    * a Redlock node, {@code "free <lock key>"}: the lock was freed there, waiters try again.
    */
   private void onNotification(String message) {
+    if (message.startsWith(LOST)) {
+      int space = message.indexOf(' ', LOST.length());
+      String owner = space < 0 ? "" : message.substring(LOST.length(), space);
+      LockState state = owner.startsWith(ownerPrefix) ? states.get(message.substring(space + 1)) : null;
+      if (state != null) {
+        state.post(() -> state.lostNotice(owner));
+      }
+      return;
+    }
     if (message.startsWith(FREED)) {
       LockState state = states.get(message.substring(FREED.length()));
       if (state != null) {
@@ -809,7 +823,8 @@ public final class LockEngine {
     if (outcome == null) {
       return; // closed before: closing again does nothing
     }
-    String lost = outcome.lostReason() != null ? outcome.lostReason() : outcome.hold().lostReason();
+    // A loss already reported to the holder keeps the reason it was reported with.
+    String lost = outcome.hold().lostReason() != null ? outcome.hold().lostReason() : outcome.lostReason();
     if (lost != null) {
       outcome.hold().lostOnClose(lost);
       throw new LockLostException(name, lost);
@@ -822,6 +837,40 @@ public final class LockEngine {
   }
 
   // ---- inspection ---------------------------------------------------------------------------
+
+  /** What every client's notification channel starts with: force_unlock.lua adds a client id. */
+  private String clientChannelPrefix() {
+    return settings.keyPrefix() + "client:";
+  }
+
+  /**
+   * A notice that another client freed {@code h}'s lock (a forced unlock): asks Redis at once
+   * whether the hold is still its owner's, as a renewal does, and reports it lost if not. The
+   * notice itself is not trusted (a late one may name a hold taken again since); a renewal
+   * (renewed leases) or the expiry check (fixed leases) still finds a loss whose notice was lost.
+   * A fixed lease is asked for no longer than its owner counts on, so the check never extends it.
+   */
+  void checkHold(HeldLease h) {
+    if (h.closed.get() || h.lostReason() != null || !h.checking.compareAndSet(false, true)) {
+      return;
+    }
+    long sent = System.nanoTime();
+    long px = TimeUnit.NANOSECONDS.toMillis(h.renewed ? h.leaseNanos : h.validUntilNanos() + h.driftNanos - sent);
+    if (px <= 0) {
+      h.checking.set(false);
+      return; // its expiry check is due now anyway
+    }
+    renewHold(h.state, h.owner, px).whenComplete((held, error) -> {
+      h.checking.set(false);
+      if (error != null) {
+        log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
+      } else if (!held) {
+        h.lost("another client freed the lock (a forced unlock), or its lease ran out");
+      } else if (h.renewed) {
+        h.renewed(sent);
+      }
+    });
+  }
 
   /** Whether any owner holds lock {@code name} of {@code kind} (for a read lock: any reader). */
   boolean isLocked(LockKind kind, String name) {
@@ -837,7 +886,8 @@ public final class LockEngine {
   boolean forceUnlock(LockKind kind, String name) {
     List<String> k = ScriptCalls.keys(keys(name));
     if (kind == LockKind.EXCLUSIVE) {
-      return (Long) await(scripts.run(Scripts.FORCE_UNLOCK, k, List.of(fenceRetention), name)).get(0) == 1L;
+      return (Long) await(scripts.run(Scripts.FORCE_UNLOCK, k, List.of(fenceRetention, clientChannelPrefix()), name))
+          .get(0) == 1L;
     }
     return (Long) await(scripts.run(Scripts.READWRITE_STATE, k, List.of("force", lane(kind), fenceRetention), name))
         .get(0) > 0;

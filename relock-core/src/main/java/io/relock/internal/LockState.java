@@ -168,6 +168,14 @@ final class LockState {
     return false;
   }
 
+  /** Another client freed the lock {@code owner} holds (force_unlock.lua): check the hold now. */
+  void lostNotice(String owner) {
+    HeldLease h = holds.get(owner);
+    if (h != null) {
+      engine.checkHold(h);
+    }
+  }
+
   /** A Redlock node freed the lock: a waiter waiting in Redis tries again (see Acquisition#freed). */
   void freed() {
     for (Acquisition a : unsettled) {

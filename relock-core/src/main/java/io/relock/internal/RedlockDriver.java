@@ -129,7 +129,7 @@ final class RedlockDriver implements RedisDriver {
         Scripts.RELEASE.sha1(), this::release,
         Scripts.RENEW.sha1(), this::renew,
         Scripts.INSPECT.sha1(), (keys, args) -> inspect(keys),
-        Scripts.FORCE_UNLOCK.sha1(), (keys, args) -> forceUnlock(keys),
+        Scripts.FORCE_UNLOCK.sha1(), this::forceUnlock,
         Scripts.SERVER_INFO.sha1(), (keys, args) -> serverInfo(keys, args));
   }
 
@@ -508,7 +508,7 @@ final class RedlockDriver implements RedisDriver {
     if (call.all()) {
       return releaseAll(keys, owner);
     }
-    return onEveryNode(n -> runRelease(n, keys, owner, "0", "0", ""), keys)
+    return onEveryNode(n -> runRelease(n, keys, owner, "0", "0", "", ""), keys)
         .thenApply(answers -> {
       int released = 0;
       int unknown = 0;
@@ -670,9 +670,9 @@ final class RedlockDriver implements RedisDriver {
         });
   }
 
-  /** See force_unlock.lua: frees the lock on every node, telling its waiters. */
-  private CompletableFuture<List<Object>> forceUnlock(List<String> keys) {
-    return onEveryNode(n -> runRelease(n, keys, "", "1", "1", ""), keys).thenApply(answers -> {
+  /** See force_unlock.lua: frees the lock on every node, telling its waiters and its holder. */
+  private CompletableFuture<List<Object>> forceUnlock(List<String> keys, List<String> args) {
+    return onEveryNode(n -> runRelease(n, keys, "", "1", "1", "", args.get(1)), keys).thenApply(answers -> {
       requireMajorityAnswered(answers, keys, 0);
       long held = answers.stream().filter(a -> a.reply() != null && a.n(1) == 1).count();
       return List.<Object>of(held > 0 ? 1L : 0L, 0L);
@@ -728,7 +728,7 @@ final class RedlockDriver implements RedisDriver {
     CompletableFuture<Void> done = new CompletableFuture<>();
     pendingReleases.add(done);
     done.whenComplete((v, e) -> pendingReleases.remove(done));
-    CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0", attempt);
+    CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0", attempt, "");
     first.whenComplete((a, e) -> {
       if (a != null && a.error() != null && ScriptRunner.isTransient(a.error())) {
         retryRelease(n, keys, owner, attempt, trackId, System.nanoTime() + restartDelayMillis * 1_000_000L, 0, done);
@@ -747,7 +747,7 @@ final class RedlockDriver implements RedisDriver {
       return;
     }
     try {
-      retries.schedule(() -> runRelease(n, keys, owner, "1", "0", ownAttempt).whenComplete((a, e) -> {
+      retries.schedule(() -> runRelease(n, keys, owner, "1", "0", ownAttempt, "").whenComplete((a, e) -> {
         if (a != null && a.error() != null && ScriptRunner.isTransient(a.error())) {
           retryRelease(n, keys, owner, ownAttempt, trackId, giveUpAt, attempt + 1, done);
           return;
@@ -763,9 +763,9 @@ final class RedlockDriver implements RedisDriver {
   }
 
   private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force,
-      String attempt) {
+      String attempt, String holderChannels) {
     return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), freedChannelsKey(keys)),
-        List.of(owner, all, force, attempt), keys.get(0)));
+        List.of(owner, all, force, attempt, holderChannels), keys.get(0)));
   }
 
   /**

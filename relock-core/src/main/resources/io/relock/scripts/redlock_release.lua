@@ -6,6 +6,8 @@
 -- ARGV[3] '1' to free the lock whoever holds it (force unlock), else '0'
 -- ARGV[4] an attempt, or '': a give-back frees the hold only if that attempt took it (or found it);
 --         a later attempt of the same owner may have taken it again meanwhile
+-- ARGV[5] for a force unlock, the channel prefix of relock's clients ('<key prefix>client:'): the
+--         holder's client is told "lost <owner> <lock key>" (see force_unlock.lua); else ''
 --
 -- Returns {code, n}:
 --   { 1, count} one of several holds dropped; count is what this node still counts
@@ -31,6 +33,14 @@ if ARGV[3] ~= '1' then
   end
   if ARGV[4] ~= '' and attempt ~= ARGV[4] then
     return {0, 0}
+  end
+end
+if ARGV[5] ~= '' then
+  local v = redis.call('GET', KEYS[1])
+  local holder = v and string.match(v, '^(%S+) ')
+  local client = holder and string.match(holder, '^([^:]+):')
+  if client then
+    redis.call('PUBLISH', ARGV[5] .. client, 'lost ' .. holder .. ' ' .. KEYS[1])
   end
 end
 local held = redis.call('DEL', KEYS[1])

@@ -47,15 +47,51 @@ public abstract class LeaseContract extends RelockContract {
   }
 
   @Test
-  void forceUnlock_isReportedToTheHolderAtItsNextRenewal() {
-    Relock holder = client(b -> b.defaultLease(Duration.ofMillis(900)));
+  void forceUnlock_isReportedToTheHolderAtOnce_notAtItsNextRenewal() {
+    // A 10-minute lease: its first renewal would come minutes after the test's patience ran out.
+    Relock holder = client(b -> b.defaultLease(Duration.ofMinutes(10)));
     AtomicInteger lost = new AtomicInteger();
     LockLease lease = holder.lock("forced").acquire(Duration.ZERO);
     lease.onLost(lost::incrementAndGet);
     assertThat(client().lock("forced").forceUnlock()).isTrue();
     await("the holder is told", () -> lost.get() == 1);
     assertThat(lease.isValid()).isFalse();
-    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class).hasMessageContaining("forced unlock");
+  }
+
+  @Test
+  void forceUnlock_ofAFixedLease_isReportedAtOnce_notAtTheLeasesEnd() {
+    Relock holder = client();
+    AtomicInteger lost = new AtomicInteger();
+    LockLease lease = holder.lock("forced-fixed").acquire(Duration.ZERO, Duration.ofMinutes(10));
+    lease.onLost(lost::incrementAndGet);
+    assertThat(client().lock("forced-fixed").forceUnlock()).isTrue();
+    await("the holder is told", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+  }
+
+  @Test
+  void aNoticeOfAForcedUnlock_thatComesLate_leavesTheHoldTakenSinceAlone() {
+    Relock holder = client(b -> b.defaultLease(Duration.ofMinutes(10)));
+    AtomicInteger lost = new AtomicInteger();
+    LockLease first = holder.lock("late-notice").acquire(Duration.ZERO);
+    first.onLost(lost::incrementAndGet);
+    assertThat(client().lock("late-notice").forceUnlock()).isTrue();
+    await("the first hold is found lost", () -> lost.get() == 1);
+    LockLease second = holder.lock("late-notice").acquire(Duration.ZERO);
+    String owner = holderInRedis("late-notice");
+    redis("PEXPIRE", lockKey("late-notice"), "300000"); // so that a check's renewal shows
+    // The notice again, as if delayed: it names the first hold, which the second is not.
+    String oldOwner = owner.substring(0, owner.indexOf(':') + 1) + "0";
+    redis("PUBLISH", "relock:client:" + owner.substring(0, owner.indexOf(':')), "lost " + oldOwner + " "
+        + lockKey("late-notice"));
+    // And one naming the live hold while it is held: checked in Redis, found held, not reported.
+    redis("PUBLISH", "relock:client:" + owner.substring(0, owner.indexOf(':')), "lost " + owner + " "
+        + lockKey("late-notice"));
+    await("the check renewed the live hold", () -> (Long) redis("PTTL", lockKey("late-notice")) > 300_000);
+    assertThat(second.isValid()).isTrue();
+    assertThat(lost.get()).isEqualTo(1);
+    second.close();
   }
 
   @Test
@@ -80,7 +116,7 @@ public abstract class LeaseContract extends RelockContract {
     AtomicInteger lost = new AtomicInteger();
     LockLease lease = holder.lock("found-at-close").acquire(Duration.ZERO);
     lease.onLost(lost::incrementAndGet);
-    assertThat(client().lock("found-at-close").forceUnlock()).isTrue();
+    redis("DEL", lockKey("found-at-close")); // gone without a notice, as when Redis lost it
     assertThat(lease.isValid()).as("the holder cannot know yet: no renewal has run").isTrue();
     assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class)
         .hasMessageContaining("the lock had expired").hasMessageContaining("ms before the lease's local deadline");

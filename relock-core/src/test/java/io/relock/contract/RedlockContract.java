@@ -120,6 +120,21 @@ public abstract class RedlockContract {
   }
 
   @Test
+  void forceUnlock_freesEveryNode_andIsReportedToTheHolderAtOnce() {
+    // A 10-minute lease: its first renewal would come minutes after the test's patience ran out.
+    Relock holder = client(b -> b.defaultLease(Duration.ofMinutes(10)));
+    java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+    LockLease lease = holder.lock("forced").acquire(Duration.ZERO);
+    lease.onLost(lost::incrementAndGet);
+    assertThat(client(b -> b).lock("forced").forceUnlock()).isTrue();
+    for (RedisServer n : nodes) {
+      assertThat(n.execute("EXISTS", lockKey("forced"))).as(n.uri()).isEqualTo(0L);
+    }
+    await("the holder is told", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+  }
+
+  @Test
   void aLockHeldOnAMajority_isRefusedToOthers_evenIfOneNodeIsFree() {
     Relock holder = client(b -> b);
     Relock other = client(b -> b);
