@@ -319,7 +319,9 @@ final class Acquisition {
    * Whether a grant came too late to count from when it is known to have started: the reply to
    * this acquisition's own call came after the lease that call began would have run out (the
    * client stalled, or the reply was delayed past the lease), or a grant handed over while it
-   * waited is known only to have started after its last call, longer ago than the lease. Such a
+   * waited is known only to have started after its last call, so long ago that less than a third
+   * of its claim time is left (too little for the hand-over's confirmation to be sure to run: the
+   * caller would get a lease that is lost a moment later). Such a
    * grant is not handed to the caller as a lease lost on arrival, nor thrown away while Redis may
    * still hold it for this owner (left to expire, it would keep others out for nothing): the
    * acquisition first renews it ({@link #confirm}), and the lease then counts from that call. With
@@ -327,7 +329,8 @@ final class Acquisition {
    */
   private boolean arrivedTooLate(long validFromNanos, boolean handedOff, long token, long serial) {
     long ends = engine.grantEndsNanos(leaseMillis, validFromNanos, handedOff);
-    if (ends - System.nanoTime() > 0) {
+    // A handed-over grant must also leave its confirmation (see LockEngine#acquired) time to run.
+    if (ends - System.nanoTime() > (handedOff ? engine.claimMarginNanos(leaseMillis) : 0)) {
       return false;
     }
     if (timed() && System.nanoTime() - deadlineNanos >= 0) {
@@ -495,7 +498,8 @@ final class Acquisition {
       askAfterGrant();
       return;
     }
-    if (phase == Phase.ACTIVE && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= 0) {
+    if (phase == Phase.ACTIVE
+        && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= engine.claimMarginNanos(leaseMillis)) {
       // Known too late to count from grantNoEarlierThan: confirm it first (see arrivedTooLate). A
       // call in flight answers for it instead.
       if (!inFlight) {

@@ -230,6 +230,30 @@ public abstract class WaitingContract extends RelockContract {
   }
 
   @Test
+  void aHandOverKnownWithLittleOfItsClaimLeft_isConfirmedBeforeItCounts_notHandedOutAboutToEnd() {
+    // Recheck 500 ms: a claim of 1 s; drift 10 ms. The waiter learns of the hand-over from its
+    // recheck, whose reply comes with 30 ms of the claim left; renewals answer 300 ms late.
+    LateGrantNetwork network = new LateGrantNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS),
+        Duration.ofMillis(990), Duration.ofMillis(30), Duration.ofMillis(300));
+    Relock holder = client();
+    try (Relock waiter = Relock.builder().driver(network).recheckInterval(Duration.ofMillis(500))
+        .clockDrift(Duration.ofMillis(10)).commandTimeout(Duration.ofSeconds(5)).build()) {
+      LockLease held = holder.lock("late-grant").acquire(Duration.ZERO);
+      CompletableFuture<LockLease> next = waiter.lock("late-grant").acquireAsync(PATIENCE);
+      awaitQueued("late-grant", 1);
+      held.close();
+      LockLease got = next.join();
+      java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+      got.onLost(lost::incrementAndGet);
+      long until = System.nanoTime() + Duration.ofMillis(800).toNanos();
+      await("the claim and a delayed renewal have passed", () -> System.nanoTime() - until > 0);
+      assertThat(lost.get()).as("lost a moment after it was handed out").isZero();
+      assertThat(got.isValid()).isTrue();
+      got.close();
+    }
+  }
+
+  @Test
   void handedOverLock_heldPastTheClaimTime_isConfirmedAndKept() {
     Relock holder = client();
     Relock waiter = client(b -> b.recheckInterval(Duration.ofMillis(100)).defaultLease(Duration.ofSeconds(30)));

@@ -33,6 +33,23 @@ public abstract class StressContract extends RelockContract {
     runAndCheck(run);
   }
 
+  @Test
+  void randomMixOfEveryEntryPoint_overASimulatedLossyNetwork_leavesNothingBehind() {
+    StressSettings settings = StressSettings.fromSystemProperties();
+    DriverSettings driver = new DriverSettings(settings.commandTimeout(), Duration.ofSeconds(2), "relock-stress");
+    SimulatedNetwork.Faults faults = SimulatedNetwork.Faults.forStress(settings.commandTimeout());
+    java.util.concurrent.atomic.AtomicLong clientNumber = new java.util.concurrent.atomic.AtomicLong();
+    StressRun[] run = new StressRun[1];
+    run[0] = new StressRun(settings, List.of(redis), () -> Relock.builder()
+        // Each client's network draws from a seed of its own, derived from the run's.
+        .driver(new SimulatedNetwork(connectDriver(redis.uri(), driver), faults,
+            settings.seed() * 1_000_003 + clientNumber.incrementAndGet(), what -> run[0].log().count(what)))
+        .commandTimeout(settings.commandTimeout())
+        .defaultLease(StressRun.LEASE)
+        .build(), true);
+    runAndCheck(run[0]);
+  }
+
   /** Runs {@code run} and fails on any violation, printing the report either way. */
   static void runAndCheck(StressRun run) {
     StressSettings settings = run.settings();
