@@ -49,6 +49,7 @@
 #define LEASE 6    /* lease (ticks): relock's default 30 s lease is 3 watchdog ticks */
 #define RI    2    /* recheck interval */
 #define CLAIM 4    /* LockEngine.claimMillis: 2 recheck intervals */
+#define MARGIN 1   /* LockEngine.claimMarginNanos: a third of the claim, in whole ticks */
 #define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
 #define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
 #define WD    2    /* watchdog tick: a third of the lease */
@@ -726,18 +727,18 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.328-343); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.330-347); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
 #ifdef BUG_DEAD_ON_ARRIVAL
   t_ok = 0
 #else
   if
-  :: from + (handed -> CLAIM : LEASE) - DRIFT > now -> t_ok = 0
+  :: from + (handed -> CLAIM : LEASE) - DRIFT > now + (handed -> MARGIN : 0) -> t_ok = 0
   :: else ->
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.350-355) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.353-358) */
      fi
   fi
 #endif
@@ -775,7 +776,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.486-508): a grant notification */
+/* Acquisition.granted (l.489-512): a grant notification */
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -790,7 +791,7 @@ inline granted(c, tok) {
 #endif
      :: else ->
         if
-        :: gnet[c] + CLAIM - DRIFT <= now ->
+        :: gnet[c] + CLAIM - DRIFT <= now + MARGIN ->
            htok[c] = tok;
            if
            :: !infl[c] ->

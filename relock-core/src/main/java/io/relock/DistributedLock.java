@@ -199,11 +199,12 @@ public interface DistributedLock extends Lock {
   int getHoldCount();
 
   /**
-   * Releases the lock whoever holds it, and hands it to the next waiter. The previous holder's
-   * client is told on its notification channel, checks its hold in Redis and reports the lease
-   * lost at once (its {@link LockLease#onLost} listeners run); should that notice be lost, the
-   * hold's next renewal, expiry check or release reports it. For operators and tests; not a
-   * substitute for {@link LockLease#close()}.
+   * Releases the lock whoever holds it, and hands it to the next waiter. For an exclusive lock
+   * (one of {@link Relock#lock}, alone or in a multi-lock), the previous holder's client is told on
+   * its notification channel, reads the lock in Redis and reports the lease lost at once (its
+   * {@link LockLease#onLost} listeners run); should that notice be lost, or for a read-write
+   * lock's lanes, the hold's next renewal, expiry check or release reports it. For operators and
+   * tests; not a substitute for {@link LockLease#close()}.
    *
    * @return whether the lock was held
    */

@@ -61,6 +61,8 @@ final class HeldLease implements LockLease {
   volatile boolean renewalFailed;
   /** Whether a check after a notice of a forced unlock is under way (see LockEngine#checkHold). */
   final AtomicBoolean checking = new AtomicBoolean();
+  /** Whether another notice came while that check was under way: it checks once more. */
+  final AtomicBoolean checkAgain = new AtomicBoolean();
 
   HeldLease(LockState state, String owner, long token, long serial, long leaseNanos, long driftNanos, boolean renewed,
       long threadId, long validUntilNanos) {

@@ -130,10 +130,20 @@ public final class LockEngine {
     // The server check's script call goes out now and is judged after the subscription is confirmed.
     CompletableFuture<List<Object>> serverInfo = ServerCheck.read(engine.scripts);
     try {
-      // On a sharded cluster grants come on each lock's own channel (see hearGrants); the client's
-      // channel then carries only the rare notices of a forced unlock, broadcast cluster-wide.
-      driver.subscribe(engine.channel, engine::onNotification)
-          .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      if (engine.sharded) {
+        // Grants come on each lock's own channel (see hearGrants); the client's channel carries only
+        // the rare notices of a forced unlock, broadcast cluster-wide. Without it, a renewal finds
+        // such a loss instead: not worth failing the client for.
+        driver.subscribe(engine.channel, engine::onNotification).whenComplete((v, e) -> {
+          if (e != null) {
+            log.warn("could not subscribe to {} for notices of forced unlocks ({}); renewals find them instead",
+                engine.channel, e.getMessage());
+          }
+        });
+      } else {
+        driver.subscribe(engine.channel, engine::onNotification)
+            .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       engine.shutdown();
@@ -853,30 +863,34 @@ public final class LockEngine {
   }
 
   /**
-   * A notice that another client freed {@code h}'s lock (a forced unlock): asks Redis at once
-   * whether the hold is still its owner's, as a renewal does, and reports it lost if not. The
-   * notice itself is not trusted (a late one may name a hold taken again since); a renewal
-   * (renewed leases) or the expiry check (fixed leases) still finds a loss whose notice was lost.
-   * A fixed lease is asked for no longer than its owner counts on, so the check never extends it.
+   * A notice that another client freed {@code h}'s lock (a forced unlock): reads at once, without
+   * changing anything, who holds the lock in Redis, and reports the hold lost if it is not {@code
+   * h}'s owner. The notice itself is not trusted (a late or stray one may name a live hold), and
+   * the read changes nothing, so it cannot race the hold's renewals or its hand-over confirmation.
+   * A renewal (renewed leases) or the expiry check (fixed leases) still finds a loss whose notice
+   * was lost. On Redlock each master sends its notice: one that comes while a read is under way
+   * makes it read once more, so a read that ran before the forced unlock reached a majority is
+   * not the last word.
    */
   void checkHold(HeldLease h) {
-    if (h.closed.get() || h.lostReason() != null || !h.checking.compareAndSet(false, true)) {
+    if (h.closed.get() || h.lostReason() != null) {
       return;
     }
-    long sent = System.nanoTime();
-    long px = TimeUnit.NANOSECONDS.toMillis(h.renewed ? h.leaseNanos : h.validUntilNanos() + h.driftNanos - sent);
-    if (px <= 0) {
-      h.checking.set(false);
-      return; // its expiry check is due now anyway
+    h.checkAgain.set(true);
+    if (!h.checking.compareAndSet(false, true)) {
+      return; // the read under way reads again when it ends
     }
-    renewHold(h.state, h.owner, px).whenComplete((held, error) -> {
+    h.checkAgain.set(false);
+    scripts.run(Scripts.INSPECT, h.state.scriptKeys, List.of(), h.lockName()).whenComplete((reply, error) -> {
       h.checking.set(false);
       if (error != null) {
         log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
-      } else if (!held) {
+      } else if (!h.owner.equals(reply.get(0))) {
         h.lost("another client freed the lock (a forced unlock), or its lease ran out");
-      } else if (h.renewed) {
-        h.renewed(sent);
+        return;
+      }
+      if (h.checkAgain.get()) {
+        checkHold(h);
       }
     });
   }

@@ -19,7 +19,9 @@ local holder = parse_lock(redis.call('GET', KEYS[1]))
 local held = redis.call('DEL', KEYS[1])
 local client = holder and string.match(holder, '^([^:]+):')
 if client then
-  redis.call('PUBLISH', ARGV[2] .. client, 'lost ' .. holder .. ' ' .. KEYS[1])
+  -- Best effort: a user whose ACL allows no channels still frees the lock (the holder's renewal
+  -- then finds the loss).
+  redis.pcall('PUBLISH', ARGV[2] .. client, 'lost ' .. holder .. ' ' .. KEYS[1])
 end
 local now_ms, now_us = server_time()
 if grant_next(now_ms, now_us, ARGV[1]) then

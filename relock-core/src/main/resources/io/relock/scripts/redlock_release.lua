@@ -40,7 +40,7 @@ if ARGV[5] ~= '' then
   local holder = v and string.match(v, '^(%S+) ')
   local client = holder and string.match(holder, '^([^:]+):')
   if client then
-    redis.call('PUBLISH', ARGV[5] .. client, 'lost ' .. holder .. ' ' .. KEYS[1])
+    redis.pcall('PUBLISH', ARGV[5] .. client, 'lost ' .. holder .. ' ' .. KEYS[1]) -- best effort, as there
   end
 end
 local held = redis.call('DEL', KEYS[1])

@@ -25,8 +25,9 @@ import java.util.function.Function;
  * <p>What it keeps of the driver contract (see {@link RedisDriver}): a call it says was not sent
  * never reaches Redis; a call that did reach Redis ran once, when it was sent, whatever happens to
  * its reply afterwards. A lost reply fails the call with {@link LostReply}, which the engine must
- * treat as "may have run", as it treats a timeout. Replies held back past the command timeout meet
- * the engine's own timer: the wrapper says it does not time out calls itself.
+ * treat as "may have run", as it treats a timeout. A reply held back past the command timeout
+ * fails as the real driver would: at the timeout, with {@link LostReply}, if that driver times out
+ * its own calls (Jedis, Lettuce); else the engine's own timer meets it.
  *
  * <p>Replay: every decision comes from one {@link Random} seeded with the run's seed, taken in the
  * order calls and messages pass through, so a seed replays the same schedule of faults (the n-th
@@ -62,6 +63,9 @@ final class SimulatedNetwork implements RedisDriver {
   }
 
   private final RedisDriver real;
+  /** Whether the real driver fails its own calls at the command timeout (see timesOutCommands). */
+  private final boolean timesOut;
+  private final long timeoutMicros;
   private final Faults faults;
   private final Random random;
   private final Consumer<String> count;
@@ -73,11 +77,14 @@ final class SimulatedNetwork implements RedisDriver {
 
   /**
    * @param real the driver that talks to Redis; closed with this one
+   * @param commandTimeout the timeout the real driver was created with
    * @param seed the seed of the fault schedule
    * @param count told the name of every fault injected, for the run's report
    */
-  SimulatedNetwork(RedisDriver real, Faults faults, long seed, Consumer<String> count) {
+  SimulatedNetwork(RedisDriver real, Duration commandTimeout, Faults faults, long seed, Consumer<String> count) {
     this.real = real;
+    this.timesOut = real.timesOutCommands();
+    this.timeoutMicros = commandTimeout.toNanos() / 1000;
     this.faults = faults;
     this.random = new Random(seed);
     this.count = count;
@@ -128,6 +135,11 @@ final class SimulatedNetwork implements RedisDriver {
         return;
       }
       count.accept("network: reply delayed");
+      if (timesOut && drawn[1] >= timeoutMicros) {
+        // The real driver's own timeout comes first: the call fails then, though it ran.
+        later.schedule(() -> reply.completeExceptionally(new LostReply()), timeoutMicros, TimeUnit.MICROSECONDS);
+        return;
+      }
       later.schedule(() -> {
         if (error != null) {
           reply.completeExceptionally(error);
@@ -219,7 +231,9 @@ final class SimulatedNetwork implements RedisDriver {
 
   @Override
   public boolean timesOutCommands() {
-    return false; // a reply held back past the timeout must meet the engine's own timer
+    // As the real driver: one that times out its own calls fails a reply held back past the
+    // timeout itself (above); for one that does not, the engine's own timer meets it.
+    return timesOut;
   }
 
   @Override

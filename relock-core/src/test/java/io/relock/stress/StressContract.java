@@ -42,7 +42,7 @@ public abstract class StressContract extends RelockContract {
     StressRun[] run = new StressRun[1];
     run[0] = new StressRun(settings, List.of(redis), () -> Relock.builder()
         // Each client's network draws from a seed of its own, derived from the run's.
-        .driver(new SimulatedNetwork(connectDriver(redis.uri(), driver), faults,
+        .driver(new SimulatedNetwork(connectDriver(redis.uri(), driver), settings.commandTimeout(), faults,
             settings.seed() * 1_000_003 + clientNumber.incrementAndGet(), what -> run[0].log().count(what)))
         .commandTimeout(settings.commandTimeout())
         .defaultLease(StressRun.LEASE)

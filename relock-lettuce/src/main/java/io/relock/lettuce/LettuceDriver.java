@@ -86,15 +86,17 @@ public final class LettuceDriver implements RedisDriver {
     client.addListener(connectionListener);
     // Both connections open at once: on a cold JVM each takes a few hundred milliseconds, most of
     // it Lettuce setting the connection up, so a new client is ready in the time of the slower one.
-    CompletableFuture<StatefulRedisPubSubConnection<String, String>> notifications =
-        client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> notifications = null;
     try {
+      notifications = client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
       c = client.connect(uri);
       this.commands = c;
       this.pubsub = joinConnect(notifications);
     } catch (RuntimeException e) {
       client.removeListener(connectionListener);
-      notifications.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+      if (notifications != null) {
+        notifications.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+      }
       if (c != null) {
         c.close();
       }
