@@ -102,6 +102,20 @@ final class LateDriver implements RedisDriver {
     return d != null ? d.subscribe(channel, listener) : notYet();
   }
 
+  /**
+   * Until connected, true: every call fails at once. Then what the connected driver says, so that
+   * core bounds its calls only if that driver does not. A timeout of core's own on top of a driver
+   * that bounds its calls itself fails a call while the driver may still send it: with the Jedis
+   * driver, which sends calls on several connections, the give-back or withdrawal that follows
+   * could then reach the master first, and the late call took the lock there for nobody (the
+   * Redlock stress run on Jedis, with clients built while a master was paused).
+   */
+  @Override
+  public boolean timesOutCommands() {
+    RedisDriver d = connected;
+    return d == null || d.timesOutCommands();
+  }
+
   @Override
   public void onReconnect(Runnable listener) {
     this.reconnectListener = listener;

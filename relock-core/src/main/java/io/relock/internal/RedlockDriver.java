@@ -92,6 +92,11 @@ final class RedlockDriver implements RedisDriver {
    * release counts them with its own (see {@link #releaseAll}).
    */
   private final Map<String, ReleasedOn> releasedSoFar = new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * The latest call of each full release to each node, by release id and node name, until it is
+   * answered: the next call of that release to that node waits for it (see {@link #sendRelease}).
+   */
+  private final Map<String, CompletableFuture<Answer>> releasesOut = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean closing;
 
   private record ReleasedOn(java.util.Set<String> nodes, long sinceNanos) {
@@ -728,7 +733,7 @@ final class RedlockDriver implements RedisDriver {
     CompletableFuture<Void> done = new CompletableFuture<>();
     pendingReleases.add(done);
     done.whenComplete((v, e) -> pendingReleases.remove(done));
-    CompletableFuture<Answer> first = runRelease(n, keys, owner, "1", "0", attempt, "");
+    CompletableFuture<Answer> first = sendRelease(n, keys, owner, attempt, trackId);
     first.whenComplete((a, e) -> {
       if (a != null && a.error() != null && ScriptRunner.isTransient(a.error())) {
         retryRelease(n, keys, owner, attempt, trackId, System.nanoTime() + restartDelayMillis * 1_000_000L, 0, done);
@@ -747,19 +752,56 @@ final class RedlockDriver implements RedisDriver {
       return;
     }
     try {
-      retries.schedule(() -> runRelease(n, keys, owner, "1", "0", ownAttempt, "").whenComplete((a, e) -> {
+      retries.schedule(() -> sendRelease(n, keys, owner, ownAttempt, trackId).whenComplete((a, e) -> {
         if (a != null && a.error() != null && ScriptRunner.isTransient(a.error())) {
           retryRelease(n, keys, owner, ownAttempt, trackId, giveUpAt, attempt + 1, done);
           return;
-        }
-        if (a != null && trackId != null && a.reply() != null && a.code() == 2) {
-          remember(trackId, java.util.Set.of(n.name()));
         }
         done.complete(null);
       }), Retry.backoffNanos(attempt), TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException closed) {
       done.complete(null);
     }
+  }
+
+  /**
+   * Sends one call of a full release to node {@code n}. For a release that {@link #releaseAll}
+   * counts ({@code trackId} not null), calls to the same node go one at a time: a call waits until
+   * the previous one of the same release there has been answered, and one that freed the lock is
+   * remembered before its answer is passed on. Otherwise a retry that freed the node on one
+   * connection could be answered after a later attempt's call on another connection found the node
+   * free and was counted first: a release that freed a majority was then reported as a loss to
+   * another owner (the Redlock stress run on Jedis, whose calls travel on several connections).
+   */
+  private CompletableFuture<Answer> sendRelease(Node n, List<String> keys, String owner, String attempt,
+      String trackId) {
+    if (trackId == null) {
+      return runRelease(n, keys, owner, "1", "0", attempt, "");
+    }
+    String slot = trackId + " " + n.name();
+    CompletableFuture<Answer> mine = new CompletableFuture<>();
+    CompletableFuture<Answer> before = releasesOut.put(slot, mine);
+    Runnable send = () -> {
+      CompletableFuture<Answer> call;
+      try {
+        call = runRelease(n, keys, owner, "1", "0", attempt, "");
+      } catch (RuntimeException e) {
+        call = CompletableFuture.completedFuture(new Answer(n, null, e));
+      }
+      call.whenComplete((a, e) -> {
+        if (a != null && a.reply() != null && a.code() == 2) {
+          remember(trackId, java.util.Set.of(n.name()));
+        }
+        releasesOut.remove(slot, mine);
+        mine.complete(a != null ? a : new Answer(n, null, e));
+      });
+    };
+    if (before == null) {
+      send.run();
+    } else {
+      before.whenComplete((a, e) -> send.run());
+    }
+    return mine;
   }
 
   private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force,

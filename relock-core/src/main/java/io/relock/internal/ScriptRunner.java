@@ -21,7 +21,6 @@ import java.util.function.Function;
 final class ScriptRunner {
   private final RedisDriver driver;
   private final Duration timeout;
-  private final boolean driverTimesOut;
   /** " (on <topology>)" for messages, or "". */
   private final String on;
 
@@ -36,7 +35,6 @@ final class ScriptRunner {
     this.listeners = listeners;
     this.driver = driver;
     this.timeout = timeout;
-    this.driverTimesOut = driver.timesOutCommands();
     this.on = where == null ? "" : " (" + where + ")";
   }
 
@@ -112,7 +110,9 @@ final class ScriptRunner {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    return driverTimesOut ? f : f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    // Asked per call: a Redlock master connected late (LateDriver) answers for its driver only
+    // once it has one.
+    return driver.timesOutCommands() ? f : f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
