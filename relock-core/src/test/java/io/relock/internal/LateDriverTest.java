@@ -3,13 +3,17 @@ package io.relock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.spi.RedisDriver;
+import io.relock.testkit.RedisExtension;
+import io.relock.testkit.RedisServer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A Redlock master that was unreachable when the client was built ({@link LateDriver}) must, once
@@ -20,11 +24,12 @@ import org.junit.jupiter.api.Test;
  * stress run on Jedis, whose clients are often built while a master is paused).
  */
 class LateDriverTest {
+  @RegisterExtension static final RedisExtension redis = new RedisExtension();
   private static final Duration PATIENCE = Duration.ofSeconds(20);
 
   @Test
-  void onceConnected_aDriverThatBoundsItsOwnCalls_getsNoTimeoutOfCoresOnTop() throws Exception {
-    SlowDriver slow = new SlowDriver();
+  void onceConnected_aDriverThatBoundsItsOwnCalls_getsNoTimeoutOfCoresOnTop(RedisServer server) throws Exception {
+    SlowDriver slow = new SlowDriver(server);
     LateDriver late = new LateDriver("master", () -> slow, "not reachable when the client was built");
     try {
       ScriptRunner runner = new ScriptRunner(late, Duration.ofMillis(1), "master");
@@ -34,6 +39,7 @@ class LateDriverTest {
         java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
       }
 
+      server.execute("SCRIPT", "LOAD", Scripts.REDLOCK_INSPECT.source());
       CompletableFuture<List<Object>> call = runner.run(Scripts.REDLOCK_INSPECT, List.of("relock:{x}"), List.of(), "x");
       // A timer of core's for the call (1 ms) would have fired by the time one set after it has.
       CompletableFuture<Void> later = new CompletableFuture<Void>().orTimeout(1, TimeUnit.MILLISECONDS);
@@ -41,25 +47,42 @@ class LateDriverTest {
           .withCauseInstanceOf(TimeoutException.class);
       assertThat(call).as("the call, which the driver has not answered yet").isNotDone();
 
-      slow.reply.complete(List.of("", 0L, 0L, -2L));
+      slow.answer();
       assertThat(call.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).containsExactly("", 0L, 0L, -2L);
     } finally {
       late.close();
     }
   }
 
-  /** A driver that bounds its calls itself; its one script call is answered when the test says. */
+  /**
+   * A driver that bounds its calls itself, on a real Redis: each call runs there when it is made,
+   * and its reply is passed on when the test says (as from a slow connection).
+   */
   private static final class SlowDriver implements RedisDriver {
-    final CompletableFuture<List<Object>> reply = new CompletableFuture<>();
+    private final RedisServer server;
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+    SlowDriver(RedisServer server) {
+      this.server = server;
+    }
+
+    void answer() {
+      released.complete(null);
+    }
 
     @Override
+    @SuppressWarnings("unchecked")
     public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
-      return reply;
+      List<String> command = new ArrayList<>(List.of("EVALSHA", sha1, Integer.toString(keys.size())));
+      command.addAll(keys);
+      command.addAll(args);
+      List<Object> reply = (List<Object>) server.execute(command.toArray(new String[0]));
+      return released.thenApply(v -> reply);
     }
 
     @Override
     public CompletableFuture<String> scriptLoad(String script) {
-      return CompletableFuture.completedFuture(LuaScript.sha1Hex(script));
+      return CompletableFuture.completedFuture((String) server.execute("SCRIPT", "LOAD", script));
     }
 
     @Override
