@@ -106,14 +106,8 @@ public abstract class ClusterContract {
 
   @Test
   void forceUnlock_isReportedToTheHolderAtOnce_evenWhereGrantsTravelOnShardedChannels() {
-    // A 10-minute lease: its first renewal would come minutes after the test's patience ran out.
-    Relock holder = client(b -> b.defaultLease(Duration.ofMinutes(10)));
-    java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
-    LockLease lease = holder.lock("forced").acquire(Duration.ZERO);
-    lease.onLost(lost::incrementAndGet);
-    assertThat(client(b -> b).lock("forced").forceUnlock()).isTrue();
-    await("the holder is told", () -> lost.get() == 1);
-    assertThat(lease.isValid()).isFalse();
+    ForcedUnlocks.holderIsToldAtOnce(client(b -> b.defaultLease(ForcedUnlocks.LONG_LEASE)), client(b -> b), "forced",
+        lock -> lock.acquire(Duration.ZERO), RelockContract::await);
   }
 
   @Test

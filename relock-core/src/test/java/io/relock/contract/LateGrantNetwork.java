@@ -5,8 +5,6 @@ import io.relock.spi.RedisDriver;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -21,11 +19,6 @@ final class LateGrantNetwork implements RedisDriver {
   private final RedisDriver real;
   private final long claimEndNanosAfterBusy;
   private final long renewalDelayNanos;
-  private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "late-grant-network");
-    t.setDaemon(true);
-    return t;
-  });
   /** When the last acquire call that found the lock busy was sent. */
   private volatile long busySent;
 
@@ -61,13 +54,14 @@ final class LateGrantNetwork implements RedisDriver {
 
   private <T> CompletableFuture<T> heldBack(CompletableFuture<T> reply, long delayNanos) {
     CompletableFuture<T> late = new CompletableFuture<>();
-    reply.whenComplete((value, error) -> later.schedule(() -> {
+    java.util.concurrent.Executor later = CompletableFuture.delayedExecutor(Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    reply.whenComplete((value, error) -> later.execute(() -> {
       if (error != null) {
         late.completeExceptionally(error);
       } else {
         late.complete(value);
       }
-    }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
+    }));
     return late;
   }
 
@@ -88,10 +82,6 @@ final class LateGrantNetwork implements RedisDriver {
 
   @Override
   public void close() {
-    try {
-      real.close();
-    } finally {
-      later.shutdownNow();
-    }
+    real.close();
   }
 }

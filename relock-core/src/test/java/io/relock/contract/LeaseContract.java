@@ -48,26 +48,15 @@ public abstract class LeaseContract extends RelockContract {
 
   @Test
   void forceUnlock_isReportedToTheHolderAtOnce_notAtItsNextRenewal() {
-    // A 10-minute lease: its first renewal would come minutes after the test's patience ran out.
-    Relock holder = client(b -> b.defaultLease(Duration.ofMinutes(10)));
-    AtomicInteger lost = new AtomicInteger();
-    LockLease lease = holder.lock("forced").acquire(Duration.ZERO);
-    lease.onLost(lost::incrementAndGet);
-    assertThat(client().lock("forced").forceUnlock()).isTrue();
-    await("the holder is told", () -> lost.get() == 1);
-    assertThat(lease.isValid()).isFalse();
+    LockLease lease = ForcedUnlocks.holderIsToldAtOnce(client(b -> b.defaultLease(ForcedUnlocks.LONG_LEASE)), client(),
+        "forced", lock -> lock.acquire(Duration.ZERO), RelockContract::await);
     assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class).hasMessageContaining("forced unlock");
   }
 
   @Test
   void forceUnlock_ofAFixedLease_isReportedAtOnce_notAtTheLeasesEnd() {
-    Relock holder = client();
-    AtomicInteger lost = new AtomicInteger();
-    LockLease lease = holder.lock("forced-fixed").acquire(Duration.ZERO, Duration.ofMinutes(10));
-    lease.onLost(lost::incrementAndGet);
-    assertThat(client().lock("forced-fixed").forceUnlock()).isTrue();
-    await("the holder is told", () -> lost.get() == 1);
-    assertThat(lease.isValid()).isFalse();
+    ForcedUnlocks.holderIsToldAtOnce(client(), client(), "forced-fixed",
+        lock -> lock.acquire(Duration.ZERO, ForcedUnlocks.LONG_LEASE), RelockContract::await);
   }
 
   @Test
