@@ -36,7 +36,11 @@ final class CriticalSections {
     PERMIT
   }
 
-  private record Holder(Relock client, Role role) {}
+  private record Holder(Relock client, Role role, long enteredNanos) {}
+
+  /** Per client and lock name, when that client last reported a lease on the name lost. */
+  private final Map<Relock, Map<String, Long>> lostAt = new ConcurrentHashMap<>();
+  private final boolean lossesExpected;
 
   private final Map<String, Map<Object, Holder>> inside = new ConcurrentHashMap<>();
   /** Per name, the highest token an exclusive holder or a writer entered with. */
@@ -48,20 +52,45 @@ final class CriticalSections {
   private final Predicate<Relock> closed;
   private final int permits;
 
-  /** @param permits how many holders a semaphore of the run admits at once */
-  CriticalSections(StressLog log, Predicate<Relock> closed, int permits) {
+  /**
+   * @param permits how many holders a semaphore of the run admits at once
+   * @param lossesExpected whether the run's network can end a lease early; then a holder whose
+   *     client reported a loss on the name after it entered no longer counts as a holder (its
+   *     caller was told: {@code onLost}, {@code isValid()} false), and meeting it is counted, not
+   *     a violation. Overlaps among holders nobody told stay violations, and tokens are checked
+   *     for all.
+   */
+  CriticalSections(StressLog log, Predicate<Relock> closed, int permits, boolean lossesExpected) {
     this.log = log;
     this.closed = closed;
     this.permits = permits;
+    this.lossesExpected = lossesExpected;
+  }
+
+  /** {@code client} reported a lease on {@code lockName} lost (a {@code RelockListener} event). */
+  void lost(Relock client, String lockName) {
+    lostAt.computeIfAbsent(client, c -> new ConcurrentHashMap<>()).put(lockName, System.nanoTime());
+  }
+
+  private boolean toldOfLoss(Holder h, String name) {
+    if (!lossesExpected) {
+      return false;
+    }
+    Long at = lostAt.getOrDefault(h.client(), Map.of()).get(name);
+    return at != null && at - h.enteredNanos() > 0;
   }
 
   /** @param token the lease's fencing token, or 0 for a hold that has none (lock() style) */
   void enter(String name, Object holder, Relock client, long token, Role role) {
     Map<Object, Holder> holders = inside.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
-    holders.put(holder, new Holder(client, role));
+    holders.put(holder, new Holder(client, role, System.nanoTime()));
     int live = 0;
     for (Map.Entry<Object, Holder> other : holders.entrySet()) {
       if (closed.test(other.getValue().client()) || closed.test(client)) {
+        continue;
+      }
+      if (other.getKey() != holder && toldOfLoss(other.getValue(), name)) {
+        log.count("overlap: met a holder that had been told of its loss");
         continue;
       }
       live++;

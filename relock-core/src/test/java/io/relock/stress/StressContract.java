@@ -46,7 +46,7 @@ public abstract class StressContract extends RelockContract {
             settings.seed() * 1_000_003 + clientNumber.incrementAndGet(), what -> run[0].log().count(what)))
         .commandTimeout(settings.commandTimeout())
         .defaultLease(StressRun.LEASE)
-        .build(), true);
+        .build(), true, true);
     runAndCheck(run[0]);
   }
 

@@ -59,18 +59,40 @@ final class StressRun {
 
   /** Whether the workers also use read-write locks and semaphores (not on Redlock, which has none). */
   private final boolean family;
+  /** See the constructor. */
+  private final boolean lossesExpected;
 
   /**
    * @param family whether the workers also use read-write locks and semaphores, beside exclusive
    *     locks and multi-locks
    */
   StressRun(StressSettings settings, List<RedisServer> servers, Supplier<Relock> connect, boolean family) {
+    this(settings, servers, connect, family, false);
+  }
+
+  /**
+   * @param lossesExpected whether the run's network can keep a holder from Redis for longer than
+   *     its lease or claim (the simulated network): a lease lost and reported is then documented,
+   *     and a holder told of its loss may be met inside by the next one (see CriticalSections)
+   */
+  StressRun(StressSettings settings, List<RedisServer> servers, Supplier<Relock> connect, boolean family,
+      boolean lossesExpected) {
     this.settings = settings;
     this.servers = List.copyOf(servers);
-    this.connect = connect;
     this.family = family;
+    this.lossesExpected = lossesExpected;
     this.clients = new AtomicReferenceArray<>(settings.clients());
-    this.sections = new CriticalSections(log, closedClients::contains, PERMITS);
+    this.sections = new CriticalSections(log, closedClients::contains, PERMITS, lossesExpected);
+    this.connect = () -> {
+      Relock client = connect.get();
+      client.addListener(new io.relock.RelockListener() {
+        @Override
+        public void leaseLost(String lockName, String reason) {
+          sections.lost(client, lockName);
+        }
+      });
+      return client;
+    };
     for (int i = 0; i < settings.names(); i++) {
       names.add("stress-" + i);
     }
@@ -97,6 +119,10 @@ final class StressRun {
 
   boolean family() {
     return family;
+  }
+
+  boolean lossesExpected() {
+    return lossesExpected;
   }
 
   /** A name of a read-write lock (a kind of its own: no other kind ever uses it). */

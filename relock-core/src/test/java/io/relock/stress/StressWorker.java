@@ -401,8 +401,9 @@ final class StressWorker implements Runnable {
       // Leases outlast every fault in a run: only a closed client loses one, or a release that the
       // driver sent again after a connection kill (see StressRun#connectionKills).
       boolean resent = run.connectionKills() > killsAtStart;
-      documented = closed || resent;
-      outcome += closed ? " (client closed)" : resent ? " (connection killed meanwhile)" : "";
+      documented = closed || resent || run.lossesExpected();
+      outcome += closed ? " (client closed)" : resent ? " (connection killed meanwhile)"
+          : run.lossesExpected() ? " (the network kept it from Redis)" : "";
     } else if (t instanceof RelockException) {
       // Redis failed past the wait (the faults), or the client was closed. lock() and
       // lockInterruptibly() wait without limit, so they ride out every Redis failure.
