@@ -266,7 +266,9 @@ class LockedLeaseTest {
       List<LostLease> lost = context.getBean(LeasesApp.class).lost;
       Await.until("the handler hears it", () -> lost.size() == 1);
       assertThat(lost.get(0).lockName()).isEqualTo("lost-c");
-      assertThat(output).doesNotContain("lease on lock 'lost-c'");
+      // The starter logs nothing of its own (its line names the method); relock-core's own warning
+      // of a loss it found (here at once, told of the forced unlock) is the library's, not the starter's.
+      assertThat(output).doesNotContain("losingQuietly").doesNotContain("was lost while it was held");
     });
   }
 
