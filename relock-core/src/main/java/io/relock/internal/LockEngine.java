@@ -544,10 +544,6 @@ public final class LockEngine {
   }
 
   /**
-   * Until when a lock handed to a waiter is surely still its own, counting from {@code
-   * validFromNanos}: the claim time, or the lease if that is shorter, less the drift allowance.
-   */
-  /**
    * How much of its claim time a handed-over grant must have left to count from when it is known
    * to have started: a third of it, the time its confirmation (see {@link #acquired}) is given
    * before it is due. With less, the grant is renewed first (see Acquisition#arrivedTooLate).
@@ -556,6 +552,10 @@ public final class LockEngine {
     return TimeUnit.MILLISECONDS.toNanos(Math.min(leaseMillis, claimMillis())) / 3;
   }
 
+  /**
+   * Until when a lock handed to a waiter is surely still its own, counting from {@code
+   * validFromNanos}: the claim time, or the lease if that is shorter, less the drift allowance.
+   */
   long claimEndsNanos(long leaseMillis, long validFromNanos) {
     long first = Math.min(leaseMillis, claimMillis());
     return validFromNanos + TimeUnit.MILLISECONDS.toNanos(first) - settings.driftFor(Duration.ofMillis(first)).toNanos();
