@@ -59,10 +59,13 @@ final class HeldLease implements LockLease {
   volatile ScheduledFuture<?> expiryCheck;
   /** Whether the watchdog's last call to renew this lease failed (see {@link io.relock.RelockStats}). */
   volatile boolean renewalFailed;
-  /** Whether a check after a notice of a forced unlock is under way (see LockEngine#checkHold). */
-  final AtomicBoolean checking = new AtomicBoolean();
-  /** Whether another notice came while that check was under way: it checks once more. */
-  final AtomicBoolean checkAgain = new AtomicBoolean();
+  /**
+   * Notices of a forced unlock since the last check began (see LockEngine#checkHold): a field, not
+   * an object, since every hold has one and almost none ever hears such a notice.
+   */
+  volatile int notices;
+  static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<HeldLease> NOTICES =
+      java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(HeldLease.class, "notices");
 
   HeldLease(LockState state, String owner, long token, long serial, long leaseNanos, long driftNanos, boolean renewed,
       long threadId, long validUntilNanos) {

@@ -876,20 +876,18 @@ public final class LockEngine {
     if (h.closed.get() || h.lostReason() != null) {
       return;
     }
-    h.checkAgain.set(true);
-    if (!h.checking.compareAndSet(false, true)) {
+    if (HeldLease.NOTICES.getAndIncrement(h) > 0) {
       return; // the read under way reads again when it ends
     }
-    h.checkAgain.set(false);
     scripts.run(Scripts.INSPECT, h.state.scriptKeys, List.of(), h.lockName()).whenComplete((reply, error) -> {
-      h.checking.set(false);
+      boolean again = HeldLease.NOTICES.getAndSet(h, 0) > 1;
       if (error != null) {
         log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
       } else if (!h.owner.equals(reply.get(0))) {
         h.lost("another client freed the lock (a forced unlock), or its lease ran out");
         return;
       }
-      if (h.checkAgain.get()) {
+      if (again) {
         checkHold(h);
       }
     });
