@@ -168,6 +168,28 @@ public final class Relock implements AutoCloseable {
   }
 
   /**
+   * Registers {@code observer} to follow each of this client's acquisitions and holds from now on,
+   * one by one, starting on the caller's thread (see {@link LockObserver}): the hook tracing
+   * integrations use, such as relock-micrometer's {@code RelockObservations}.
+   *
+   * @param observer the observer to add
+   * @throws NullPointerException if {@code observer} is null
+   */
+  public void addObserver(LockObserver observer) {
+    engine.addObserver(observer);
+  }
+
+  /**
+   * Stops {@code observer} following acquisitions that start from now on (those under way keep
+   * it until they end); does nothing if it was not registered.
+   *
+   * @param observer an observer given to {@link #addObserver}
+   */
+  public void removeObserver(LockObserver observer) {
+    engine.removeObserver(observer);
+  }
+
+  /**
    * What Redis holds for the lock called {@code name} now: its holder (owner, client, hold count,
    * fencing token, remaining lease), its waiters in the order they will be served, and the last
    * fencing token issued for the name. One Redis call (on Redlock, one per master, combined as

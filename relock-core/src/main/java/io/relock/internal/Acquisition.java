@@ -72,6 +72,8 @@ final class Acquisition {
   private final Retry timer;
   /** For one lock of a multi-lock: sends this acquisition's first attempt with the others' (see {@link JointAttempt}). */
   private final JointAttempt joint;
+  /** The {@link io.relock.LockObserver}s following this acquisition, or null. */
+  private final Observers.Wait watched;
 
   // Mailbox-confined state.
   /** Whether this acquisition has joined {@link #joint}, or declined it: later calls go alone. */
@@ -93,10 +95,13 @@ final class Acquisition {
   private boolean confirmGrant;
   /** A Redlock master freed the lock while a call was in flight (see {@link #freed()}). */
   private boolean freedInFlight;
+  /** Whether the lock came by hand-over (a grant, or a pass within the client): for observers. */
+  private boolean handedOver;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
-      long leaseMillis, boolean renewed, JointAttempt joint) {
+      long leaseMillis, boolean renewed, JointAttempt joint, Observers.Wait watched) {
     this.joint = joint;
+    this.watched = watched;
     this.engine = engine;
     this.state = state;
     this.owner = owner;
@@ -299,6 +304,7 @@ final class Acquisition {
       }
       case 2 -> reentered();
       case 3 -> {
+        handedOver = true;
         if (!arrivedTooLate(grantNoEarlierThan, true, token, serial)) {
           succeed(token, serial, grantNoEarlierThan, true);
         }
@@ -459,6 +465,10 @@ final class Acquisition {
     held = engine.acquired(this, token, serial, validFromNanos, handedOff);
     engine.holds.incrementAndGet();
     reportAcquired();
+    held.handedOver = handedOver;
+    if (watched != null) {
+      held.observe(watched.acquired(token, handedOver, false, 1));
+    }
     state.held(this, held);
     state.leaveQueue(this);
     result.complete(held);
@@ -477,6 +487,9 @@ final class Acquisition {
     held = reentering;
     reentering.threadHolds++;
     reportAcquired();
+    if (watched != null) {
+      watched.acquired(reentering.token, false, true, 1);
+    }
     result.complete(reentering);
     settle();
   }
@@ -494,6 +507,7 @@ final class Acquisition {
     if (reentering != null || serial <= endedGrantsUpTo) {
       return; // a late notification of a grant that Redis has since ended
     }
+    handedOver = true;
     if (engine.waitsForReplicas()) {
       askAfterGrant();
       return;
@@ -523,6 +537,7 @@ final class Acquisition {
     if (token <= endedGrantsUpTo) {
       return; // the release's reply came after one of this owner's own, which found it ended
     }
+    handedOver = true;
     if (phase == Phase.ACTIVE && engine.waitsForReplicas()) {
       askAfterGrant();
     } else if (phase == Phase.ACTIVE) {
@@ -561,6 +576,9 @@ final class Acquisition {
     if (engine.listeners.any()) {
       java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startNanos);
       engine.listeners.emit(l -> l.acquireFailed(state.keys.name(), waited, error));
+    }
+    if (watched != null) {
+      watched.failed(error);
     }
     result.completeExceptionally(error);
     if (!inFlight || reentering != null) {

@@ -42,7 +42,12 @@ final class HeldLease implements LockLease {
   final boolean renewed;
   /** The owning thread's id for {@code lock()} style holds, or -1 for a lease-style owner. */
   final long threadId;
-  /** When the client learned it holds the lock, for {@link io.relock.RelockListener#released}. */
+  /**
+   * Whether the lock came by hand-over rather than found free (for {@link io.relock.LockObserver}s
+   * of a multi-lock). Written by the mailbox before the acquisition completes.
+   */
+  boolean handedOver;
+    /** When the client learned it holds the lock, for {@link io.relock.RelockListener#released}. */
   final long acquiredAtNanos = System.nanoTime();
 
   /**
@@ -66,6 +71,11 @@ final class HeldLease implements LockLease {
   volatile int notices;
   static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<HeldLease> NOTICES =
       java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(HeldLease.class, "notices");
+  /** The {@link io.relock.LockObserver}s following this hold, until told it ended; usually null. */
+  private volatile Observers.Hold observed;
+  private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<HeldLease, Observers.Hold> OBSERVED =
+      java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(HeldLease.class, Observers.Hold.class,
+          "observed");
 
   HeldLease(LockState state, String owner, long token, long serial, long leaseNanos, long driftNanos, boolean renewed,
       long threadId, long validUntilNanos) {
@@ -153,6 +163,32 @@ final class HeldLease implements LockLease {
     return lostReason;
   }
 
+  /**
+   * Has {@code hold} follow this hold until it ends (a multi-lock's hold follows each of its
+   * locks'). A hold already lost or closed ends it at once, so that no end goes unheard.
+   */
+  void observe(Observers.Hold hold) {
+    if (hold == null) {
+      return;
+    }
+    observed = hold;
+    if (lostReason != null) {
+      endObserved(io.relock.LockObserver.Outcome.LOST, new io.relock.LockLostException(keys.name(), lostReason));
+    }
+  }
+
+  boolean isObserved() {
+    return observed != null;
+  }
+
+  /** Tells the observers following this hold that it ended, once; later calls do nothing. */
+  void endObserved(io.relock.LockObserver.Outcome outcome, Throwable error) {
+    Observers.Hold h = observed == null ? null : OBSERVED.getAndSet(this, null);
+    if (h != null) {
+      h.ended(outcome, error);
+    }
+  }
+
   /** Marks the lease lost and runs the listeners, once. Ignored after a normal close. */
   void lost(String reason) {
     if (closed.get()) {
@@ -163,6 +199,7 @@ final class HeldLease implements LockLease {
     }
     if (lostReported.compareAndSet(false, true)) {
       engine.leaseLost(this);
+      endObserved(io.relock.LockObserver.Outcome.LOST, new io.relock.LockLostException(keys.name(), lostReason));
       for (Runnable l : listeners) {
         if (listeners.remove(l)) {
           engine.runListener(keys.name(), l);
@@ -182,6 +219,7 @@ final class HeldLease implements LockLease {
     if (lostReported.compareAndSet(false, true)) {
       String why = lostReason;
       engine.listeners.emit(l -> l.leaseLost(keys.name(), why));
+      endObserved(io.relock.LockObserver.Outcome.LOST, new io.relock.LockLostException(keys.name(), why));
       for (Runnable l : listeners) {
         if (listeners.remove(l)) {
           engine.runListenerHere(keys.name(), l);

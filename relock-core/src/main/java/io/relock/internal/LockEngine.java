@@ -1,6 +1,7 @@
 package io.relock.internal;
 
 import io.relock.LockLostException;
+import io.relock.LockObserver;
 import io.relock.RelockException;
 import io.relock.spi.RedisDriver;
 import java.security.SecureRandom;
@@ -84,6 +85,7 @@ public final class LockEngine {
   /** The fence retention in milliseconds, as the scripts take it. */
   private final String fenceRetention;
   final Listeners listeners = new Listeners();
+  final Observers observers = new Observers();
   /** See {@link io.relock.RelockStats}: holds from acquisition until release starts, acquisitions under way. */
   final java.util.concurrent.atomic.AtomicInteger holds = new java.util.concurrent.atomic.AtomicInteger();
   private final java.util.concurrent.atomic.AtomicInteger acquiring = new java.util.concurrent.atomic.AtomicInteger();
@@ -192,6 +194,14 @@ public final class LockEngine {
 
   public void removeListener(io.relock.RelockListener listener) {
     listeners.remove(listener);
+  }
+
+  public void addObserver(io.relock.LockObserver observer) {
+    observers.add(java.util.Objects.requireNonNull(observer, "observer"));
+  }
+
+  public void removeObserver(io.relock.LockObserver observer) {
+    observers.remove(observer);
   }
 
   public io.relock.RelockStats stats() {
@@ -309,7 +319,15 @@ public final class LockEngine {
    * @param lease null for the default lease, renewed by the watchdog
    */
   Pending acquire(LockKind kind, String name, long threadId, Duration wait, Duration lease) {
-    return acquire(kind, name, threadId, wait, lease, null);
+    return acquire(kind, name, threadId, wait, lease, null, true);
+  }
+
+  /**
+   * As {@link #acquire(LockKind, String, long, Duration, Duration)}, for one lock of a multi-lock,
+   * which its {@link LockObserver}s follow as one acquisition, not lock by lock.
+   */
+  Pending acquireUnobserved(LockKind kind, String name, long threadId, Duration wait, Duration lease) {
+    return acquire(kind, name, threadId, wait, lease, null, false);
   }
 
   /**
@@ -325,7 +343,7 @@ public final class LockEngine {
     List<Pending> started = new ArrayList<>(names.size());
     try {
       for (String name : names) {
-        started.add(acquire(LockKind.EXCLUSIVE, name, threadId, Duration.ZERO, lease, joint));
+        started.add(acquire(LockKind.EXCLUSIVE, name, threadId, Duration.ZERO, lease, joint, false));
       }
     } catch (RuntimeException e) {
       joint.decline(names.size() - started.size());
@@ -357,7 +375,8 @@ public final class LockEngine {
     return names.stream().allMatch(n -> Slots.slotOf(keys(n).lock()) == slot);
   }
 
-  private Pending acquire(LockKind kind, String name, long threadId, Duration wait, Duration lease, JointAttempt joint) {
+  private Pending acquire(LockKind kind, String name, long threadId, Duration wait, Duration lease, JointAttempt joint,
+      boolean observed) {
     if (closed) {
       throw new RelockException("client is closed; cannot acquire lock '" + name + "'");
     }
@@ -384,7 +403,8 @@ public final class LockEngine {
     // never be mistaken for a later acquisition's.
     long n = owners.incrementAndGet();
     String owner = threadId >= 0 ? clientId + ":t" + threadId + "." + n : clientId + ":l" + n;
-    Acquisition a = new Acquisition(this, state, owner, threadId, companion, wait, leaseMillis, renewed, joint);
+    Observers.Wait watched = observed ? observers.start(kind.observedKind(), name) : null;
+    Acquisition a = new Acquisition(this, state, owner, threadId, companion, wait, leaseMillis, renewed, joint, watched);
     acquiring.incrementAndGet();
     a.result.whenComplete((h, e) -> acquiring.decrementAndGet());
     state.post(() -> state.start(a));
@@ -417,7 +437,7 @@ public final class LockEngine {
    * the acquisition had succeeded before it could be withdrawn.
    */
   HeldLease withdrawAndWait(Pending p, String why) {
-    CompletableFuture<HeldLease> f = p.withdraw(new CancellationException(why));
+    CompletableFuture<HeldLease> f = p.withdraw(new Observers.InterruptedWait(why));
     try {
       return awaitUninterruptibly(f, settings.commandTimeout().multipliedBy(2));
     } catch (TimeoutException e) {
@@ -950,7 +970,7 @@ public final class LockEngine {
     return h != null && h.isValid();
   }
 
-  private HeldLease threadHold(LockKind kind, String name, long threadId) {
+  HeldLease threadHold(LockKind kind, String name, long threadId) {
     LockState state = states.get(kind.stateKey(keys(name)));
     return state == null ? null : state.threadHolds.get(threadId);
   }

@@ -36,6 +36,9 @@ abstract class LockKind {
 
   abstract LuaScript acquireScript();
 
+  /** What a {@link io.relock.LockObserver} is told this kind is. */
+  abstract io.relock.LockObserver.Kind observedKind();
+
   abstract LuaScript releaseScript();
 
   /**
@@ -105,6 +108,11 @@ abstract class LockKind {
 
   private static final class Exclusive extends LockKind {
     @Override
+    io.relock.LockObserver.Kind observedKind() {
+      return io.relock.LockObserver.Kind.LOCK;
+    }
+
+    @Override
     String stateKey(LockKeys keys) {
       return keys.lock();
     }
@@ -156,6 +164,11 @@ abstract class LockKind {
   }
 
   private static final class Semaphore extends Shared {
+    @Override
+    io.relock.LockObserver.Kind observedKind() {
+      return io.relock.LockObserver.Kind.SEMAPHORE;
+    }
+
     static final String SUFFIX = "#s";
     private final int permits;
 
@@ -200,6 +213,11 @@ abstract class LockKind {
   }
 
   private static final class ReadWrite extends Shared {
+    @Override
+    io.relock.LockObserver.Kind observedKind() {
+      return lane == 'w' ? io.relock.LockObserver.Kind.WRITE : io.relock.LockObserver.Kind.READ;
+    }
+
     static final String SUFFIX = "#";
     private final char lane;
 

@@ -238,13 +238,34 @@ final class LockState {
       java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - h.acquiredAtNanos);
       engine.listeners.emit(l -> l.released(keys.name(), held));
     }
+    CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
     engine.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
     Acquisition next = kind.queuesLocally() ? queue.peekFirst() : null;
     Acquisition successor = next != null && next.isWaitingInRedis() ? next : null;
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
-    start(new Release(this, h, true, successor, ahead, done));
+    start(new Release(this, h, true, successor, ahead, answered));
+  }
+
+  /**
+   * A future for the release of {@code h} that, once completed, tells the observers following the
+   * hold how it ended, and then completes {@code done}: the hold has ended before its caller hears.
+   */
+  private CompletableFuture<Release.Outcome> endingObserved(HeldLease h, CompletableFuture<Release.Outcome> done) {
+    CompletableFuture<Release.Outcome> answered = new CompletableFuture<>();
+    answered.whenComplete((o, e) -> {
+      if (e != null) {
+        h.endObserved(io.relock.LockObserver.Outcome.ERROR, LockEngine.unchecked(e));
+        done.completeExceptionally(e);
+      } else {
+        boolean lost = o != null && o.lostReason() != null;
+        h.endObserved(lost ? io.relock.LockObserver.Outcome.LOST : io.relock.LockObserver.Outcome.RELEASED,
+            lost ? new io.relock.LockLostException(keys.name(), o.lostReason()) : null);
+        done.complete(o);
+      }
+    });
+    return answered;
   }
 
   private void start(Release r) {

@@ -17,16 +17,28 @@ public final class RedisLock implements DistributedLock {
   private final LockEngine engine;
   private final LockKind kind;
   private final String name;
+  /** Whether observers follow its acquisitions: not for the locks of a multi-lock, which is followed as one. */
+  private final boolean observed;
 
   /** The exclusive lock {@code name}. */
   public RedisLock(LockEngine engine, String name) {
-    this(engine, LockKind.EXCLUSIVE, name);
+    this(engine, LockKind.EXCLUSIVE, name, true);
   }
 
   RedisLock(LockEngine engine, LockKind kind, String name) {
+    this(engine, kind, name, true);
+  }
+
+  RedisLock(LockEngine engine, LockKind kind, String name, boolean observed) {
     this.engine = engine;
     this.kind = kind;
     this.name = name;
+    this.observed = observed;
+  }
+
+  private LockEngine.Pending start(long threadId, Duration wait, Duration lease) {
+    return observed ? engine.acquire(kind, name, threadId, wait, lease)
+        : engine.acquireUnobserved(kind, name, threadId, wait, lease);
   }
 
   @Override
@@ -37,25 +49,25 @@ public final class RedisLock implements DistributedLock {
   @Override
   public LockLease acquire(Duration wait) {
     Checks.waitTime(wait);
-    return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, null), name);
+    return Waiting.lease(engine, start(-1, wait, null), name);
   }
 
   @Override
   public LockLease acquire(Duration wait, Duration lease) {
     Checks.waitTime(wait);
     Checks.lease("lease", lease);
-    return Waiting.lease(engine, engine.acquire(kind, name, -1, wait, lease), name);
+    return Waiting.lease(engine, start(-1, wait, lease), name);
   }
 
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
     Checks.waitTime(wait);
-    return Waiting.leaseAsync(engine, engine.acquire(kind, name, -1, wait, null), name);
+    return Waiting.leaseAsync(engine, start(-1, wait, null), name);
   }
 
   @Override
   public void lock() {
-    Waiting.uninterruptibly(engine.acquire(kind, name, threadId(), null, null));
+    Waiting.uninterruptibly(start(threadId(), null, null));
   }
 
   @Override
@@ -63,7 +75,7 @@ public final class RedisLock implements DistributedLock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    Waiting.interruptibly(engine, engine.acquire(kind, name, threadId(), null, null), name);
+    Waiting.interruptibly(engine, start(threadId(), null, null), name);
   }
 
   /**
@@ -73,7 +85,7 @@ public final class RedisLock implements DistributedLock {
   @Override
   public boolean tryLock() {
     try {
-      Waiting.uninterruptibly(engine.acquire(kind, name, threadId(), Duration.ZERO, null));
+      Waiting.uninterruptibly(start(threadId(), Duration.ZERO, null));
       return true;
     } catch (LockTimeoutException e) {
       return false;
@@ -88,7 +100,7 @@ public final class RedisLock implements DistributedLock {
     }
     Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
     try {
-      Waiting.interruptibly(engine, engine.acquire(kind, name, threadId(), wait, null), name);
+      Waiting.interruptibly(engine, start(threadId(), wait, null), name);
       return true;
     } catch (LockTimeoutException e) {
       return false;

@@ -3,6 +3,7 @@ package io.relock.internal;
 import io.relock.DistributedLock;
 import io.relock.LockLease;
 import io.relock.LockLostException;
+import io.relock.LockObserver;
 import io.relock.LockTimeoutException;
 import io.relock.RelockException;
 import java.time.Duration;
@@ -46,7 +47,7 @@ public final class RedisMultiLock implements DistributedLock {
     List<String> byKey = new ArrayList<>(names);
     byKey.sort(Comparator.comparing(n -> engine.keys(n).lock()));
     this.ordered = List.copyOf(byKey);
-    this.locks = ordered.stream().map(n -> new RedisLock(engine, n)).toList();
+    this.locks = ordered.stream().map(n -> new RedisLock(engine, LockKind.EXCLUSIVE, n, false)).toList();
     this.name = String.join(",", names);
     this.jointly = engine.takesJointly(ordered);
   }
@@ -68,6 +69,22 @@ public final class RedisMultiLock implements DistributedLock {
     if (lease != null) {
       Checks.lease("lease", lease);
     }
+    Observers.Wait watched = engine.observers.start(LockObserver.Kind.MULTI_LOCK, name);
+    if (watched == null) {
+      return take(wait, lease);
+    }
+    MultiLease taken;
+    try {
+      taken = take(wait, lease);
+    } catch (RuntimeException | Error e) {
+      watched.failed(e);
+      throw e;
+    }
+    observeHeld(watched, taken.leases, false);
+    return taken;
+  }
+
+  private MultiLease take(Duration wait, Duration lease) {
     long deadline = System.nanoTime() + saturated(wait);
     if (jointly) {
       Joint joint = LockEngine.await(takeJointly(-1, lease));
@@ -100,6 +117,91 @@ public final class RedisMultiLock implements DistributedLock {
   @Override
   public CompletableFuture<LockLease> acquireAsync(Duration wait) {
     Checks.waitTime(wait);
+    Observers.Wait watched = engine.observers.start(LockObserver.Kind.MULTI_LOCK, name);
+    CompletableFuture<LockLease> result = takeAsync(wait);
+    if (watched != null) {
+      result.whenComplete((lease, error) -> {
+        if (error != null) {
+          watched.failed(error);
+        } else {
+          observeHeld(watched, ((MultiLease) lease).leases, false);
+        }
+      });
+    }
+    return result;
+  }
+
+  /**
+   * Tells {@code watched} the multi-lock got {@code leases}: one hold, made of theirs, that ends
+   * when the last of them ends.
+   */
+  private static void observeHeld(Observers.Wait watched, List<? extends LockLease> leases, boolean reentry) {
+    long token = 0;
+    boolean handedOver = false;
+    List<HeldLease> held = new ArrayList<>(leases.size());
+    for (LockLease l : leases) {
+      token = Math.max(token, l.fencingToken());
+      if (l instanceof HeldLease h) {
+        handedOver |= h.handedOver;
+        held.add(h);
+      }
+    }
+    Observers.Hold hold = watched.acquired(token, handedOver, reentry, held.size());
+    if (hold != null) {
+      for (HeldLease h : held) {
+        h.observe(hold);
+      }
+    }
+  }
+
+  /** What a thread-style attempt to take every lock does: whether it took them. */
+  private interface Attempt {
+    boolean run() throws InterruptedException;
+  }
+
+  /**
+   * Runs a thread-style attempt, followed by the client's observers as one acquisition; a thread
+   * that already held any of the locks re-enters (no new hold is followed).
+   */
+  private boolean watched(Attempt attempt, Duration wait) throws InterruptedException {
+    Observers.Wait watched = engine.observers.start(LockObserver.Kind.MULTI_LOCK, name);
+    if (watched == null) {
+      return attempt.run();
+    }
+    boolean took;
+    try {
+      took = attempt.run();
+    } catch (InterruptedException | RuntimeException | Error e) {
+      watched.failed(e);
+      throw e;
+    }
+    if (!took) {
+      watched.failed(new LockTimeoutException(name, wait));
+      return false;
+    }
+    long thread = RedisLock.threadId();
+    List<HeldLease> held = new ArrayList<>(locks.size());
+    boolean reentry = false;
+    for (String n : ordered) {
+      HeldLease h = engine.threadHold(LockKind.EXCLUSIVE, n, thread);
+      if (h != null) {
+        held.add(h);
+        reentry |= h.threadHolds > 1;
+      }
+    }
+    observeHeld(watched, held, reentry);
+    return true;
+  }
+
+  private boolean watchedUninterruptibly(Attempt attempt, Duration wait) {
+    try {
+      return watched(attempt, wait);
+    } catch (InterruptedException e) {
+      throw new AssertionError("an uninterruptible attempt was interrupted", e);
+    }
+  }
+
+  private CompletableFuture<LockLease> takeAsync(Duration wait) {
     long deadline = System.nanoTime() + saturated(wait);
     CompletableFuture<LockLease> result = new CompletableFuture<>();
     if (!jointly) {
@@ -239,6 +341,13 @@ public final class RedisMultiLock implements DistributedLock {
 
   @Override
   public void lock() {
+    watchedUninterruptibly(() -> {
+      lockAll();
+      return true;
+    }, null);
+  }
+
+  private void lockAll() {
     if (lockJointly(false)) {
       return;
     }
@@ -259,6 +368,13 @@ public final class RedisMultiLock implements DistributedLock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
+    watched(() -> {
+      lockAllInterruptibly();
+      return true;
+    }, null);
+  }
+
+  private void lockAllInterruptibly() throws InterruptedException {
     if (lockJointly(false)) {
       return;
     }
@@ -276,6 +392,10 @@ public final class RedisMultiLock implements DistributedLock {
 
   @Override
   public boolean tryLock() {
+    return watchedUninterruptibly(this::tryAll, Duration.ZERO);
+  }
+
+  private boolean tryAll() {
     if (lockJointly(true)) {
       return true;
     }
@@ -301,6 +421,10 @@ public final class RedisMultiLock implements DistributedLock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
+    return watched(() -> tryAll(time, deadline), Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+  }
+
+  private boolean tryAll(long time, long deadline) throws InterruptedException {
     if (lockJointly(time <= 0)) {
       return true;
     }
