@@ -31,9 +31,11 @@ import java.util.Objects;
 public final class Relock implements AutoCloseable {
 
   private final LockEngine engine;
+  private final String topology;
 
-  private Relock(LockEngine engine) {
+  private Relock(LockEngine engine, String topology) {
     this.engine = engine;
+    this.topology = topology;
   }
 
   /**
@@ -165,6 +167,16 @@ public final class Relock implements AutoCloseable {
    */
   public void removeListener(RelockListener listener) {
     engine.removeListener(listener);
+  }
+
+  /**
+   * What this client's locks live on, for metrics and traces.
+   *
+   * @return {@code single} (one server), {@code sentinel}, {@code cluster}, {@code redlock}, or
+   *     {@code driver} for a client built around a driver given to {@link Builder#driver}
+   */
+  public String topology() {
+    return topology;
   }
 
   /**
@@ -521,7 +533,7 @@ public final class Relock implements AutoCloseable {
         }
         RelockSettings redlock = Topologies.redlockSettings(frozen);
         return new Relock(LockEngine.start(Topologies.connectRedlock(redlockNodes, redlock), redlock,
-            Topologies.describeRedlock(redlockNodes)));
+            Topologies.describeRedlock(redlockNodes)), "redlock");
       }
       if (frozen.redlockRestartDelay() != null) {
         throw new IllegalStateException("redlockRestartDelay(...) applies to redlock(...) only");
@@ -539,7 +551,8 @@ public final class Relock implements AutoCloseable {
         throw new IllegalStateException("replicaAcks(...) needs a driver that supports WAIT; "
             + d.getClass().getName() + " does not");
       }
-      return new Relock(LockEngine.start(d, frozen, target == null ? null : target.toString()));
+      String topology = target != null ? target.kind().name().toLowerCase(java.util.Locale.ROOT) : "driver";
+      return new Relock(LockEngine.start(d, frozen, target == null ? null : target.toString()), topology);
     }
   }
 }

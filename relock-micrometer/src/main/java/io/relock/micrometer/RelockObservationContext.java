@@ -1,0 +1,71 @@
+package io.relock.micrometer;
+
+import io.micrometer.observation.Observation;
+import io.relock.LockObserver;
+
+/**
+ * What a {@link RelockObservations} observation carries: one lock wait ({@value
+ * RelockObservations#WAIT}) or one hold ({@value RelockObservations#HOLD}). Handlers and
+ * conventions may read it; relock writes it. The outcome, the fencing token and whether the lock
+ * came by hand-over are set before the observation stops.
+ */
+public final class RelockObservationContext extends Observation.Context {
+  private final LockObserver.Kind kind;
+  private final String lockName;
+  private final String topology;
+  private volatile LockObserver.Outcome outcome;
+  private volatile long fencingToken = -1;
+  private volatile boolean handedOver;
+  private volatile boolean reentry;
+
+  RelockObservationContext(LockObserver.Kind kind, String lockName, String topology) {
+    this.kind = kind;
+    this.lockName = lockName;
+    this.topology = topology;
+  }
+
+  /** What was acquired. */
+  public LockObserver.Kind kind() {
+    return kind;
+  }
+
+  /** The lock's name (a multi-lock's names, separated by commas). */
+  public String lockName() {
+    return lockName;
+  }
+
+  /** The client's topology ({@link io.relock.Relock#topology()}). */
+  public String topology() {
+    return topology;
+  }
+
+  /** How the wait or hold ended; null while it goes on. */
+  public LockObserver.Outcome outcome() {
+    return outcome;
+  }
+
+  /** The hold's fencing token; -1 until the lock is acquired. */
+  public long fencingToken() {
+    return fencingToken;
+  }
+
+  /** Whether the lock came by hand-over from a previous holder's release, rather than found free. */
+  public boolean handedOver() {
+    return handedOver;
+  }
+
+  /** Whether the acquisition was a re-entry of a thread that already held the lock. */
+  public boolean reentry() {
+    return reentry;
+  }
+
+  void acquired(long token, boolean byHandOver, boolean again) {
+    this.fencingToken = token;
+    this.handedOver = byHandOver;
+    this.reentry = again;
+  }
+
+  void ended(LockObserver.Outcome how) {
+    this.outcome = how;
+  }
+}
