@@ -60,6 +60,7 @@ public class RelockProperties {
   private final LockedMethods locked = new LockedMethods();
 
   private final Metrics metrics = new Metrics();
+  private final Observations observations = new Observations();
 
   /**
    * {@code relock.enabled}: whether the starter auto-configures a {@link io.relock.Relock} client.
@@ -272,6 +273,15 @@ public class RelockProperties {
     return metrics;
   }
 
+  /**
+   * The {@code relock.observations.*} settings.
+   *
+   * @return the settings object, never null
+   */
+  public Observations getObservations() {
+    return observations;
+  }
+
   /** Waiting for replicas to acknowledge each acquisition (Redis's WAIT), narrowing the failover hole. */
   public static class ReplicaAcks {
 
@@ -452,6 +462,39 @@ public class RelockProperties {
      */
     public void setLockNamePattern(String lockNamePattern) {
       this.lockNamePattern = lockNamePattern;
+    }
+  }
+
+  /** Settings of the Micrometer Observations of lock waits and holds. */
+  public static class Observations {
+
+    /** The defaults of {@code relock.observations.*}, bound by Spring Boot. */
+    public Observations() {}
+
+    /**
+     * Whether lock waits and holds are observed (relock.lock.wait, relock.lock.hold) when the
+     * application has an ObservationRegistry.
+     */
+    private boolean enabled = true;
+
+    /**
+     * {@code relock.observations.enabled}: whether lock waits and holds are observed ({@code
+     * relock.lock.wait}, {@code relock.lock.hold}) when the application has an {@code
+     * ObservationRegistry}. Default: true.
+     *
+     * @return whether they are observed
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets {@code relock.observations.enabled}; see {@link #isEnabled()}.
+     *
+     * @param enabled {@code false} to observe nothing
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 }
