@@ -1,10 +1,12 @@
 package io.relock.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.micrometer.observation.ObservationRegistry;
 import io.relock.LockLease;
 import io.relock.Relock;
 import io.relock.jedis.JedisDriver;
 import io.relock.lettuce.LettuceDriver;
+import io.relock.micrometer.RelockObservations;
 import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import java.io.PrintStream;
@@ -24,7 +26,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       one-call path, and still does across Cluster slots);
  *   <li>one thread taking and releasing one lock: the time per operation and the client's CPU per
  *       operation (all its threads);
- *   <li>eight threads, each on a lock of its own: operations per second and CPU per operation.
+ *   <li>eight threads, each on a lock of its own: operations per second and CPU per operation;
+ *   <li>one thread taking and releasing one lock three ways, their windows taking turns: with no
+ *       observer, with {@link RelockObservations} on a no-op registry (what an application without
+ *       tracing pays), and on a registry with one handler that does nothing (the Observations'
+ *       own cost, before any tracer's).
  * </ul>
  * Each figure is the median of its windows after one window of warm-up, with the range of the
  * windows beside it.
@@ -73,13 +79,20 @@ final class ClientCost {
         });
         PerOp single = perOp(() -> relock.lock(FIRST).acquire(Duration.ZERO).close());
         Parallel threads = threads(relock);
+        List<PerOp> observed = observedTurns(relock);
         add(table, driver, "multi-lock of 2, one call", joint, null);
         add(table, driver, "the same 2 locks one by one", oneByOne, null);
         add(table, driver, "1 lock, 1 thread", single, null);
         add(table, driver, THREADS + " threads, a lock each", threads.perOp(), threads.opsPerSecond());
+        add(table, driver, "1 lock, 1 thread: not observed (turns)", observed.get(0), null);
+        add(table, driver, "1 lock, 1 thread: observations, no-op registry (turns)", observed.get(1), null);
+        add(table, driver, "1 lock, 1 thread: observations, 1 idle handler (turns)", observed.get(2), null);
         summary.add(String.format(Locale.ROOT, "%s_multi_vs_one_by_one=%.2f %s_threads_ops_s=%.0f %s_threads_cpu_us=%.0f",
             driver, oneByOne.wallMicros().median() / joint.wallMicros().median(), driver,
-            threads.opsPerSecond().median(), driver, threads.perOp().cpuMicros().median()));
+            threads.opsPerSecond().median(), driver, threads.perOp().cpuMicros().median())
+            + String.format(Locale.ROOT, " %s_noop_observed_vs_not=%.3f %s_observed_vs_not=%.3f", driver,
+            observed.get(1).wallMicros().median() / observed.get(0).wallMicros().median(), driver,
+            observed.get(2).wallMicros().median() / observed.get(0).wallMicros().median()));
       }
     }
     log.println(table.toText());
@@ -97,6 +110,41 @@ final class ClientCost {
 
   private static String cell(Spread s, int decimals) {
     return String.format(Locale.ROOT, "%,." + decimals + "f (%s)", s.median(), s.rangeText(decimals));
+  }
+
+  /**
+   * One lock taken and released on this thread with no observer, with {@link RelockObservations}
+   * on {@link ObservationRegistry#NOOP}, and on a registry with one idle handler; their windows
+   * take turns, so that the machine's drift falls on all three alike.
+   */
+  private List<PerOp> observedTurns(Relock relock) {
+    ObservationRegistry idle = ObservationRegistry.create();
+    idle.observationConfig().observationHandler(context -> true);
+    List<ObservationRegistry> registries = java.util.Arrays.asList(null, ObservationRegistry.NOOP, idle);
+    double[][] wall = new double[3][windows];
+    double[][] cpu = new double[3][windows];
+    for (int w = -1; w < windows; w++) {
+      for (int k = 0; k < 3; k++) {
+        RelockObservations installed = registries.get(k) == null ? null : RelockObservations.install(relock, registries.get(k));
+        long cpuBefore = os.getProcessCpuTime();
+        long began = System.nanoTime();
+        for (int i = 0; i < opsPerWindow; i++) {
+          relock.lock(FIRST).acquire(Duration.ZERO).close();
+        }
+        if (w >= 0) {
+          wall[k][w] = (System.nanoTime() - began) / 1000.0 / opsPerWindow;
+          cpu[k][w] = (os.getProcessCpuTime() - cpuBefore) / 1000.0 / opsPerWindow;
+        }
+        if (installed != null) {
+          installed.close();
+        }
+      }
+    }
+    List<PerOp> out = new ArrayList<>();
+    for (int k = 0; k < 3; k++) {
+      out.add(new PerOp(Spread.of(wall[k]), Spread.of(cpu[k])));
+    }
+    return out;
   }
 
   /** {@code op} run {@link #opsPerWindow} times per window on this thread. */

@@ -139,9 +139,11 @@ public final class DemoMain implements Callable<Integer> {
           keys.clearLeftovers(strategy, ITEM);
           client.restock(services.get(0), ITEM, stock);
           out.printf("%n[%s] restocked %s with %d units; sending %d purchases ...%n", strategy, ITEM, stock, requests);
+          SeckillClient.Timings before = timings(client, services, strategy);
           LoadRun run = driver.run(strategy, ITEM, requests, concurrency);
+          SeckillClient.Timings observed = timings(client, services, strategy).since(before);
           SaleState sale = client.state(services.get(0), ITEM);
-          StrategyReport report = new StrategyReport(run, sale, keys.leftoverLockKeys(strategy, ITEM));
+          StrategyReport report = new StrategyReport(run, sale, keys.leftoverLockKeys(strategy, ITEM), observed);
           out.printf(
               Locale.ROOT,
               "[%s] done in %.1f s: sold %d of %d, oversold %d, stock left %d, lock errors %d, leftover lock keys %s%n",
@@ -160,6 +162,15 @@ public final class DemoMain implements Callable<Integer> {
         keys.deleteAll(WARMUP_ITEM);
       }
     }
+  }
+
+  /** Every service's observed totals, added up. */
+  private static SeckillClient.Timings timings(SeckillClient client, List<URI> services, String strategy) {
+    SeckillClient.Timings all = new SeckillClient.Timings(0, 0, 0, 0);
+    for (URI service : services) {
+      all = all.plus(client.timings(service, strategy));
+    }
+    return all;
   }
 
   private void warmUp(SeckillClient client, List<URI> services, DemoKeys keys) {
@@ -195,11 +206,28 @@ public final class DemoMain implements Callable<Integer> {
           line = String.format(
               "relock: sold %d of %d, oversold %d, %d lock errors, %d lock key(s) left behind%s",
               sale.sold(), sale.initialStock(), sale.oversold(), r.run().lockErrors(), r.leftoverKeys().size(),
-              sale.oversold() == 0 && sale.sold() == sale.initialStock() ? ": exactly the stock" : "");
+              sale.oversold() == 0 && sale.sold() == sale.initialStock() ? ": exactly the stock" : "")
+              + waitShare(r);
           break;
       }
       out.println(line);
     }
+  }
+
+  /**
+   * Where the relock strategy's time went, from the services' observations: the share of the
+   * purchases' time spent waiting for the item's lock.
+   */
+  private static String waitShare(StrategyReport r) {
+    SeckillClient.Timings t = r.timings();
+    if (Double.isNaN(r.lockWaitShare())) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "%n  where the time went (relock.lock.wait inside demo.purchase observations):"
+        + " %.0f%% of the purchases' time was spent waiting for the item's lock (%d waits, %.1f ms each on"
+        + " average, in %d purchases of %.1f ms on average); the rest is the purchase itself",
+        100 * r.lockWaitShare(), t.lockWaits(), t.lockWaitNanos() / 1e6 / t.lockWaits(), t.purchases(),
+        t.purchases() == 0 ? 0.0 : t.purchaseNanos() / 1e6 / t.purchases());
   }
 
   private String chartTitle() {

@@ -18,7 +18,9 @@ public final class RelockObservationContext extends Observation.Context {
   private volatile boolean handedOver;
   private volatile boolean reentry;
 
-  RelockObservationContext(LockObserver.Kind kind, String lockName, String topology) {
+  /** Named at once, so that handlers choosing by name (chosen before a convention names it) see it. */
+  RelockObservationContext(String name, LockObserver.Kind kind, String lockName, String topology) {
+    setName(name);
     this.kind = kind;
     this.lockName = lockName;
     this.topology = topology;

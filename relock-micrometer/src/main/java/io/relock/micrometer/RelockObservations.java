@@ -115,7 +115,7 @@ public final class RelockObservations implements AutoCloseable {
       if (registry.isNoop()) {
         return null;
       }
-      RelockObservationContext context = new RelockObservationContext(kind, lockName, relock.topology());
+      RelockObservationContext context = new RelockObservationContext(WAIT, kind, lockName, relock.topology());
       Observation wait = Observation.createNotStarted(WAITS, () -> context, registry).start();
       Observation parent = context.getParentObservation() instanceof Observation p ? p : null;
       return new Wait() {
@@ -127,7 +127,7 @@ public final class RelockObservations implements AutoCloseable {
           if (reentry) {
             return null;
           }
-          RelockObservationContext held = new RelockObservationContext(kind, lockName, context.topology());
+          RelockObservationContext held = new RelockObservationContext(HOLD, kind, lockName, context.topology());
           held.acquired(fencingToken, handedOver, false);
           Observation hold = Observation.createNotStarted(HOLDS, () -> held, registry).parentObservation(parent)
               .start();

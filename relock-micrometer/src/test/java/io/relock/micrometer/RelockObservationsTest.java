@@ -245,6 +245,27 @@ class RelockObservationsTest {
   }
 
   @Test
+  void aHandlerThatChoosesByName_seesBothObservations() {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    ObservationRegistry byName = ObservationRegistry.create();
+    byName.observationConfig().observationHandler(new ObservationHandler<>() {
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return RelockObservations.WAIT.equals(context.getName()) || RelockObservations.HOLD.equals(context.getName());
+      }
+
+      @Override
+      public void onStop(Observation.Context context) {
+        seen.add(context.getName());
+      }
+    });
+    Relock relock = client();
+    closeLast.add(RelockObservations.install(relock, byName));
+    relock.lock("named").acquire(Duration.ZERO).close();
+    assertThat(seen).containsExactly(RelockObservations.WAIT, RelockObservations.HOLD);
+  }
+
+  @Test
   void aNoopRegistry_followsNothing_andAClosedHandleStopsFollowing() {
     Relock relock = client();
     closeLast.add(RelockObservations.install(relock, ObservationRegistry.NOOP));

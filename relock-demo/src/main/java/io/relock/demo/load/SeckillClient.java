@@ -54,6 +54,33 @@ public final class SeckillClient {
     expectOk(send(request), "restock " + item);
   }
 
+  /**
+   * A service's observed totals since it started ({@code GET /timings}): lock waits and their
+   * time, and the purchases of {@code strategy} and their time.
+   */
+  public record Timings(long lockWaits, long lockWaitNanos, long purchases, long purchaseNanos) {
+    /** The totals of both. */
+    public Timings plus(Timings o) {
+      return new Timings(lockWaits + o.lockWaits, lockWaitNanos + o.lockWaitNanos, purchases + o.purchases,
+          purchaseNanos + o.purchaseNanos);
+    }
+
+    /** What happened between {@code before} and these totals. */
+    public Timings since(Timings before) {
+      return new Timings(lockWaits - before.lockWaits, lockWaitNanos - before.lockWaitNanos,
+          purchases - before.purchases, purchaseNanos - before.purchaseNanos);
+    }
+  }
+
+  /** {@code GET /timings}, for the purchases of {@code strategy}. */
+  public Timings timings(URI service, String strategy) {
+    HttpRequest request = HttpRequest.newBuilder(service.resolve("/timings")).timeout(REQUEST_TIMEOUT).build();
+    JsonNode body = expectOk(send(request), "timings");
+    JsonNode of = body.path("strategies").path(strategy);
+    return new Timings(body.path("lockWaits").asLong(), body.path("lockWaitNanos").asLong(),
+        of.path("purchases").asLong(), of.path("purchaseNanos").asLong());
+  }
+
   /** {@code GET /items/{item}}. */
   public SaleState state(URI service, String item) {
     HttpRequest request = HttpRequest.newBuilder(service.resolve("/items/" + item)).timeout(REQUEST_TIMEOUT).build();

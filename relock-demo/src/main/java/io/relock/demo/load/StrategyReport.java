@@ -9,11 +9,21 @@ import java.util.List;
  * @param sale the item after the run; its {@code sold} (orders recorded) is the truth, whatever the
  *     answers said
  * @param leftoverKeys lock keys left behind (see {@link DemoKeys})
+ * @param timings the services' observed totals over the run (see {@link #lockWaitShare()})
  */
-public record StrategyReport(LoadRun run, SaleState sale, List<String> leftoverKeys) {
+public record StrategyReport(LoadRun run, SaleState sale, List<String> leftoverKeys, SeckillClient.Timings timings) {
 
   public StrategyReport {
     leftoverKeys = List.copyOf(leftoverKeys);
+  }
+
+  /**
+   * The share of the purchases' time (from the services' {@code demo.purchase} observations) spent
+   * waiting for the item's lock ({@code relock.lock.wait} observations); NaN without waits.
+   */
+  public double lockWaitShare() {
+    return timings.lockWaits() == 0 || timings.purchaseNanos() <= 0 ? Double.NaN
+        : (double) timings.lockWaitNanos() / timings.purchaseNanos();
   }
 
   public String strategy() {
@@ -22,7 +32,9 @@ public record StrategyReport(LoadRun run, SaleState sale, List<String> leftoverK
 
   /**
    * The machine-readable summary line: {@code strategy=<name> requests=<n> sold=<n> oversold=<n>
-   * errors=<n> rps=<n> p99_ms=<n> leftover_keys=<n>}. Numbers are whole; rps and p99 are rounded.
+   * errors=<n> rps=<n> p99_ms=<n> leftover_keys=<n>}, and for a strategy whose purchases waited
+   * for a lock, {@code lock_wait_share=<0..1>} (see {@link #lockWaitShare()}). Numbers are whole;
+   * rps and p99 are rounded, the share has two decimals.
    */
   public String summaryLine() {
     return "strategy=" + strategy()
@@ -32,7 +44,8 @@ public record StrategyReport(LoadRun run, SaleState sale, List<String> leftoverK
         + " errors=" + run.errors()
         + " rps=" + Math.round(run.requestsPerSecond())
         + " p99_ms=" + Math.round(run.latencyMillis(99))
-        + " leftover_keys=" + leftoverKeys.size();
+        + " leftover_keys=" + leftoverKeys.size()
+        + (Double.isNaN(lockWaitShare()) ? "" : String.format(java.util.Locale.ROOT, " lock_wait_share=%.2f", lockWaitShare()));
   }
 
   /**

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.relock.demo.store.ItemView;
 import io.relock.demo.store.RedisInventory;
 import java.util.ArrayList;
@@ -43,9 +45,11 @@ public class ItemController {
   private final RedisInventory inventory;
   private final ServiceSettings settings;
   private final ObjectMapper json;
+  private final ObservationRegistry observations;
 
-  public ItemController(
-      PurchaseService purchases, RedisInventory inventory, ServiceSettings settings, ObjectMapper json) {
+  public ItemController(PurchaseService purchases, RedisInventory inventory, ServiceSettings settings, ObjectMapper json,
+      ObservationRegistry observations) {
+    this.observations = observations;
     this.purchases = purchases;
     this.inventory = inventory;
     this.settings = settings;
@@ -69,7 +73,10 @@ public class ItemController {
       @PathVariable("id") String id, @RequestParam(name = "strategy", required = false) String strategy) {
     requireValidId(id);
     String chosen = strategy == null || strategy.isEmpty() ? settings.defaultStrategy() : strategy;
-    PurchaseResult result = purchases.purchase(id, chosen);
+    // Observed, so that the relock strategy's lock wait nests in it (see PurchaseTimings).
+    PurchaseResult result = Observation.createNotStarted(PurchaseTimings.PURCHASE, observations)
+        .lowCardinalityKeyValue(PurchaseTimings.STRATEGY, chosen)
+        .observe(() -> purchases.purchase(id, chosen));
     Map<String, Object> body = new LinkedHashMap<>();
     HttpStatus status;
     switch (result.status()) {

@@ -1,5 +1,6 @@
 package io.relock.demo.service;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.relock.demo.guard.ItemLocks;
 import io.relock.demo.guard.NoGuard;
 import io.relock.demo.guard.PurchaseGuard;
@@ -8,6 +9,7 @@ import io.relock.demo.guard.SeedSetnxGuard;
 import io.relock.demo.store.RedisInventory;
 import io.relock.spring.LockedAutoConfiguration;
 import io.relock.spring.RelockAutoConfiguration;
+import io.relock.spring.RelockObservationsAutoConfiguration;
 import java.util.List;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
@@ -49,10 +51,11 @@ import org.springframework.context.annotation.Import;
   JacksonAutoConfiguration.class,
   ErrorMvcAutoConfiguration.class,
   RelockAutoConfiguration.class,
-  LockedAutoConfiguration.class
+  LockedAutoConfiguration.class,
+  RelockObservationsAutoConfiguration.class
 })
 @EnableConfigurationProperties(ServiceSettings.class)
-@Import({ItemController.class, ApiErrorHandler.class})
+@Import({ItemController.class, TimingsController.class, ApiErrorHandler.class})
 public class ServiceApplication {
 
   /** Printed, followed by the port, once the service accepts requests. */
@@ -71,6 +74,22 @@ public class ServiceApplication {
     app.setBannerMode(Banner.Mode.OFF);
     app.setLogStartupInfo(false);
     return app;
+  }
+
+  @Bean
+  PurchaseTimings purchaseTimings() {
+    return new PurchaseTimings();
+  }
+
+  /**
+   * The observations of purchases and of the relock strategy's lock waits (the starter installs
+   * relock's when this bean exists), timed by {@link PurchaseTimings}.
+   */
+  @Bean
+  ObservationRegistry observationRegistry(PurchaseTimings timings) {
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(timings);
+    return registry;
   }
 
   @Bean(destroyMethod = "close")

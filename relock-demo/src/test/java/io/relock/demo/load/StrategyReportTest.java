@@ -12,6 +12,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 class StrategyReportTest {
 
+  private static final SeckillClient.Timings NOTHING_OBSERVED = new SeckillClient.Timings(0, 0, 0, 0);
+
+  @Test
+  void aStrategyWhosePurchasesWaitedForALock_reportsTheShareOfTheirTimeSpentWaiting() {
+    LoadRun run = new LoadRun("relock", Map.of(Outcome.SOLD, 2), new long[] {1_000_000L, 2_000_000L}, 1_000_000_000L);
+    // 4 waits taking 30 ms in all, in 2 purchases taking 40 ms in all
+    StrategyReport report = new StrategyReport(run, new SaleState(0, 2, 2, 0), List.of(),
+        new SeckillClient.Timings(4, 30_000_000L, 2, 40_000_000L));
+    assertThat(report.lockWaitShare()).isEqualTo(0.75);
+    assertThat(report.summaryLine()).endsWith(" leftover_keys=0 lock_wait_share=0.75");
+  }
+
   @Test
   void summaryLine_hasTheDocumentedKeysInOrder() {
     long ms = 1_000_000L;
@@ -21,7 +33,8 @@ class StrategyReportTest {
             Map.of(Outcome.SOLD, 3, Outcome.SOLD_OUT, 1, Outcome.LOCK_BUSY, 1, Outcome.FAILED, 1),
             new long[] {5 * ms, 1 * ms, 2 * ms, 3 * ms, 4 * ms, 100 * ms},
             2_000_000_000L);
-    StrategyReport report = new StrategyReport(run, new SaleState(0, 2, 3, 1), List.of("relock-demo:setnx-lock:item:x"));
+    StrategyReport report = new StrategyReport(run, new SaleState(0, 2, 3, 1), List.of("relock-demo:setnx-lock:item:x"),
+        NOTHING_OBSERVED);
 
     assertThat(report.summaryLine())
         .isEqualTo(
@@ -36,7 +49,8 @@ class StrategyReportTest {
     LoadRun run = new LoadRun("relock", Map.of(Outcome.SOLD, 2, Outcome.SOLD_OUT, 3), new long[] {1, 2, 3, 4, 5}, 1_000_000_000L);
     Path png = dir.resolve("nested").resolve("chart.png");
 
-    ReportChart.write(List.of(new StrategyReport(run, new SaleState(0, 2, 2, 0), List.of())), "title", png);
+    ReportChart.write(List.of(new StrategyReport(run, new SaleState(0, 2, 2, 0), List.of(), NOTHING_OBSERVED)), "title",
+        png);
 
     BufferedImage image = ImageIO.read(png.toFile());
     assertThat(image.getWidth()).isEqualTo(1200);

@@ -105,6 +105,27 @@ class ServiceHttpTest {
   }
 
   @Test
+  void timings_countEachRelockPurchase_andTheLockWaitInsideIt() throws Exception {
+    put("sale-timed", "{\"stock\": 5}");
+    JsonNode before = get("/timings").json;
+    assertThat(purchase("sale-timed", "relock").status).isEqualTo(200);
+    assertThat(purchase("sale-timed", "none").status).isEqualTo(200);
+    JsonNode after = get("/timings").json;
+
+    assertThat(after.get("lockWaits").asLong() - before.get("lockWaits").asLong()).as("the relock purchase's wait")
+        .isEqualTo(1);
+    long waited = after.get("lockWaitNanos").asLong() - before.get("lockWaitNanos").asLong();
+    JsonNode relock = after.get("strategies").get("relock");
+    long relockPurchases = relock.get("purchases").asLong()
+        - before.path("strategies").path("relock").path("purchases").asLong();
+    long purchaseNanos = relock.get("purchaseNanos").asLong()
+        - before.path("strategies").path("relock").path("purchaseNanos").asLong();
+    assertThat(relockPurchases).isEqualTo(1);
+    assertThat(waited).isPositive().isLessThan(purchaseNanos);
+    assertThat(after.get("strategies").get("none").get("purchases").asLong()).isPositive();
+  }
+
+  @Test
   void purchase_withoutStockLeft_answers409SoldOut() throws Exception {
     put("sale-empty", "{\"stock\": 0}");
 
