@@ -35,18 +35,26 @@ final class Observers {
     if (list.isEmpty()) {
       return null;
     }
-    List<LockObserver.Wait> waits = new ArrayList<>(1);
+    List<LockObserver.Wait> waits = null;
     for (LockObserver o : list) {
-      try {
-        LockObserver.Wait w = o.waitStarted(kind, name);
-        if (w != null) {
-          waits.add(w);
+      LockObserver.Wait w = startOne(o, kind, name);
+      if (w != null) {
+        if (waits == null) {
+          waits = new ArrayList<>(1);
         }
-      } catch (RuntimeException | Error e) {
-        log.error("LockObserver {} threw; ignored", o, e);
+        waits.add(w);
       }
     }
-    return waits.isEmpty() ? null : new Wait(waits);
+    return waits == null ? null : new Wait(waits);
+  }
+
+  private static LockObserver.Wait startOne(LockObserver o, LockObserver.Kind kind, String name) {
+    try {
+      return o.waitStarted(kind, name);
+    } catch (RuntimeException | Error e) {
+      log.error("LockObserver {} threw; ignored", o, e);
+      return null;
+    }
   }
 
   /** How a wait that ended with {@code error} ended. */
