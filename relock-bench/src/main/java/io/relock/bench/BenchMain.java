@@ -44,8 +44,9 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--client", description = "Instead of the Redis locks' run: what relock's client costs in one process,"
       + " on Lettuce and on Jedis, nothing contended: a multi-lock of two locks in one call beside the same locks one"
-      + " by one, one lock on one thread, 8 threads on a lock each (time, client CPU and operations per second)."
-      + " About three minutes (--short: under one).")
+      + " by one, one lock on one thread, 8 threads on a lock each (time, client CPU and operations per second),"
+      + " and one lock on one thread with and without Micrometer Observations (RelockObservations), in turns."
+      + " About four minutes (--short: about one).")
   boolean client;
 
   @Option(names = "--redis-cpu", description = "Instead of the Redis locks' run: what one uncontended lock and unlock"
