@@ -66,9 +66,9 @@ public final class RedlockGate {
     gated.last = counted[uris.length - 1];
     LockEngine engine = LockEngine.start(new RedlockDriver(nodes, settings, settings.redlockRestartDelay()), settings,
         "redlock (gated)");
-    Constructor<Relock> make = Relock.class.getDeclaredConstructor(LockEngine.class);
+    Constructor<Relock> make = Relock.class.getDeclaredConstructor(LockEngine.class, String.class);
     make.setAccessible(true);
-    return new RedlockGate(make.newInstance(engine), counted, gated);
+    return new RedlockGate(make.newInstance(engine, "redlock"), counted, gated);
   }
 
   public Relock client() {
