@@ -181,7 +181,7 @@ public final class LettuceDriver implements RedisDriver {
     }
     redisUri.setTimeout(LettuceSettings.handshakeTimeout(settings));
     redisUri.setClientName(settings.clientName());
-    RedisClient client = RedisClient.create(LettuceSettings.resources());
+    RedisClient client = new LeanRedisClient(LettuceSettings.resources());
     client.setOptions(ClientOptions.builder()
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))

@@ -2,6 +2,7 @@ package io.relock.lettuce;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -20,11 +21,16 @@ final class LettuceSettings {
 
   /**
    * Resources of a client of the driver's own: reconnect attempts at most a second apart
-   * (Lettuce's default backs off to 30 s), so a restarted or newly promoted server is found soon.
+   * (Lettuce's default backs off to 30 s), so a restarted or newly promoted server is found soon;
+   * and no command latency recording, which Lettuce turns on whenever HdrHistogram and LatencyUtils
+   * are on the class path (Spring Boot applications often have them): it would time every command
+   * into histograms, and run a pause detector thread, for figures relock never reads (its own
+   * {@code RelockListener#redisCall} times each call).
    */
   static ClientResources resources() {
     return DefaultClientResources.builder()
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+        .commandLatencyRecorder(CommandLatencyRecorder.disabled())
         .build();
   }
 
