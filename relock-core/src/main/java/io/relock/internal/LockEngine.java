@@ -50,6 +50,8 @@ public final class LockEngine {
 
   private final RedisDriver driver;
   private final RelockSettings settings;
+  /** How long a caller waits for Redis to confirm a release: twice the command timeout, and a second. */
+  private final Duration releaseWait;
   private final ScriptRunner scripts;
   private final String clientId;
   private final String channel;
@@ -95,6 +97,7 @@ public final class LockEngine {
   private LockEngine(RedisDriver driver, RelockSettings settings, String where) {
     this.driver = driver;
     this.settings = settings;
+    this.releaseWait = settings.commandTimeout().multipliedBy(2).plusSeconds(1);
     this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where, listeners);
     this.fenceRetention = Long.toString(settings.fenceRetention().toMillis());
     byte[] id = new byte[16];
@@ -578,7 +581,7 @@ public final class LockEngine {
    */
   long claimEndsNanos(long leaseMillis, long validFromNanos) {
     long first = Math.min(leaseMillis, claimMillis());
-    return validFromNanos + TimeUnit.MILLISECONDS.toNanos(first) - settings.driftFor(Duration.ofMillis(first)).toNanos();
+    return validFromNanos + TimeUnit.MILLISECONDS.toNanos(first) - settings.driftNanosForMillis(first);
   }
 
   /**
@@ -588,15 +591,14 @@ public final class LockEngine {
    */
   long grantEndsNanos(long leaseMillis, long validFromNanos, boolean handedOff) {
     return handedOff ? claimEndsNanos(leaseMillis, validFromNanos)
-        : validFromNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - settings.driftFor(Duration.ofMillis(leaseMillis)).toNanos();
+        : validFromNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - settings.driftNanosForMillis(leaseMillis);
   }
 
   /** Turns a successful acquisition into a hold and starts keeping it alive (or watching it). */
   HeldLease acquired(Acquisition a, long token, long serial, long validFromNanos, boolean handedOff) {
-    Duration lease = Duration.ofMillis(a.leaseMillis);
-    long drift = settings.driftFor(lease).toNanos();
+    long drift = settings.driftNanosForMillis(a.leaseMillis);
     boolean claimed = handedOff && a.leaseMillis > claimMillis();
-    HeldLease h = new HeldLease(a.state, a.owner, token, serial, lease.toNanos(), drift, a.renewed, a.threadId,
+    HeldLease h = new HeldLease(a.state, a.owner, token, serial, TimeUnit.MILLISECONDS.toNanos(a.leaseMillis), drift, a.renewed, a.threadId,
         grantEndsNanos(a.leaseMillis, validFromNanos, handedOff));
     if (h.renewed) {
       watchdog.add(h);
@@ -855,7 +857,7 @@ public final class LockEngine {
   void finishRelease(CompletableFuture<Release.Outcome> done, String name) {
     Release.Outcome outcome;
     try {
-      outcome = awaitUninterruptibly(done, settings.commandTimeout().multipliedBy(2).plusSeconds(1));
+      outcome = awaitUninterruptibly(done, releaseWait);
     } catch (TimeoutException e) {
       throw new RelockException("Redis did not confirm the release of lock '" + name + "' in time", e);
     }
@@ -1042,7 +1044,7 @@ public final class LockEngine {
     }
     try {
       awaitUninterruptibly(CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])),
-          settings.commandTimeout().multipliedBy(2).plusSeconds(1));
+          releaseWait);
     } catch (TimeoutException | RuntimeException e) {
       log.warn("closing: Redis did not confirm every release in time; those locks expire by their leases");
     }

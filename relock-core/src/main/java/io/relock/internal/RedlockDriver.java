@@ -342,7 +342,7 @@ final class RedlockDriver implements RedisDriver {
     return all(writes).thenCompose(written -> {
       long fenced = written.stream().filter(a -> a.reply() != null && a.n(0) == 1).count();
       long elapsed = System.nanoTime() - started;
-      long drift = settings.driftFor(Duration.ofMillis(lease)).toNanos();
+      long drift = settings.driftNanosForMillis(lease);
       long left = Duration.ofMillis(lease).toNanos() - elapsed - drift;
       if (fenced >= majority && left > 0) {
         return CompletableFuture.completedFuture(List.<Object>of(1L, chosen, 1L));

@@ -1,6 +1,7 @@
 package io.relock.internal;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A client's settings, fixed when it is built.
@@ -37,11 +38,22 @@ public record RelockSettings(
 
   /** The drift allowance for a lease of the given length. */
   public Duration driftFor(Duration lease) {
-    if (clockDrift != null) {
-      return clockDrift;
-    }
-    return lease.dividedBy(100).plusMillis(2);
+    return Duration.ofNanos(driftNanosFor(TimeUnit.NANOSECONDS.convert(lease)));
   }
+
+  /**
+   * {@link #driftFor} in nanoseconds, for a lease of {@code leaseMillis}: on every acquisition's
+   * path, so plain arithmetic ({@code Duration.dividedBy} goes through {@code BigDecimal}).
+   */
+  public long driftNanosForMillis(long leaseMillis) {
+    return driftNanosFor(TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+  }
+
+  private long driftNanosFor(long leaseNanos) {
+    return clockDrift != null ? clockDrift.toNanos() : leaseNanos / 100 + TWO_MILLIS_NANOS;
+  }
+
+  private static final long TWO_MILLIS_NANOS = 2_000_000L;
 
   public Mutable toMutable() {
     Mutable m = new Mutable();
