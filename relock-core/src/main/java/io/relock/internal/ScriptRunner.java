@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -20,8 +21,6 @@ import java.util.function.Function;
 final class ScriptRunner {
   private final RedisDriver driver;
   private final Duration timeout;
-  /** Bounds the calls of a driver that does not time them out itself. */
-  private final CallDeadlines deadlines;
   /** " (on <topology>)" for messages, or "". */
   private final String on;
 
@@ -36,7 +35,6 @@ final class ScriptRunner {
     this.listeners = listeners;
     this.driver = driver;
     this.timeout = timeout;
-    this.deadlines = new CallDeadlines(timeout);
     this.on = where == null ? "" : " (" + where + ")";
   }
 
@@ -114,7 +112,7 @@ final class ScriptRunner {
     }
     // Asked per call: a Redlock master connected late (LateDriver) answers for its driver only
     // once it has one.
-    return driver.timesOutCommands() ? f : deadlines.bound(f);
+    return driver.timesOutCommands() ? f : f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**

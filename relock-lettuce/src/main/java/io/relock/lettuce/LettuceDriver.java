@@ -184,7 +184,7 @@ public final class LettuceDriver implements RedisDriver {
     RedisClient client = new LeanRedisClient(LettuceSettings.resources());
     client.setOptions(ClientOptions.builder()
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.builder().timeoutSource(new ScriptsUntimed(settings.commandTimeout())).build())
+        .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
         .socketOptions(LettuceSettings.socketOptions(settings))
         .build());
     return new LettuceDriver(client, true, redisUri);
@@ -292,39 +292,10 @@ public final class LettuceDriver implements RedisDriver {
     return acked;
   }
 
-  /**
-   * False: relock-core bounds every script call itself, more cheaply than Lettuce's timer per
-   * command (see {@link ScriptsUntimed}); a client given to {@link #using} keeps whatever
-   * timeouts its owner set, and its calls are bounded by core as well.
-   */
+  /** True for {@link #connect}: its client fails every command after the command timeout. */
   @Override
   public boolean timesOutCommands() {
-    return false;
-  }
-
-  /**
-   * The command timeout of the driver's own client, for every command but {@code EVALSHA}: each
-   * timed command costs a timer entry (scheduled, then cancelled, in Lettuce's wheel timer), which
-   * showed as about 7% of the client's CPU in an uncontended profile. Script calls, the hot path,
-   * go through relock-core's {@code ScriptRunner}, which bounds them with one queue per client;
-   * the rest (subscribing, loading a script, PING, WAIT) keep Lettuce's timeout.
-   */
-  static final class ScriptsUntimed extends TimeoutOptions.TimeoutSource {
-    private final long timeoutMillis;
-
-    ScriptsUntimed(java.time.Duration timeout) {
-      this.timeoutMillis = timeout.toMillis();
-    }
-
-    @Override
-    public long getTimeout(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
-      return command.getType() == io.lettuce.core.protocol.CommandType.EVALSHA ? 0 : timeoutMillis;
-    }
-
-    @Override
-    public java.util.concurrent.TimeUnit getTimeUnit() {
-      return java.util.concurrent.TimeUnit.MILLISECONDS;
-    }
+    return ownsClient;
   }
 
   @Override
