@@ -39,6 +39,9 @@ public abstract class ObserverContract extends RelockContract {
     volatile Outcome holdOutcome;
     volatile Throwable holdError;
     volatile int ends;
+    /** When the wait ended with the lock, and when the hold ended ({@link System#nanoTime()}). */
+    volatile long acquiredAt;
+    volatile long holdEndedAt;
 
     Seen(Kind kind, String name) {
       this.kind = kind;
@@ -66,8 +69,10 @@ public abstract class ObserverContract extends RelockContract {
           s.handedOver = handedOver;
           s.reentry = reentry;
           s.waitOutcome = Outcome.ACQUIRED;
+          s.acquiredAt = System.nanoTime();
           s.ends++;
           return (outcome, error) -> {
+            s.holdEndedAt = System.nanoTime();
             s.holdOutcome = outcome;
             s.holdError = error;
             s.ends++;
@@ -128,6 +133,8 @@ public abstract class ObserverContract extends RelockContract {
     first.close();
     LockLease secondLease = second.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
     assertThat(r.seen.get(1).handedOver).as("passed within the client").isTrue();
+    assertThat(r.seen.get(0).holdEndedAt).as("the first hold ends before the second wait does")
+        .isPositive().isLessThanOrEqualTo(r.seen.get(1).acquiredAt);
     assertThat(r.seen.get(1).token).isEqualTo(secondLease.fencingToken());
 
     Relock other = client();

@@ -129,8 +129,8 @@ public final class RelockObservations implements AutoCloseable {
           }
           RelockObservationContext held = new RelockObservationContext(HOLD, kind, lockName, context.topology());
           held.acquired(fencingToken, handedOver, false);
-          Observation hold = Observation.createNotStarted(HOLDS, () -> held, registry).parentObservation(parent)
-              .start();
+          Observation hold = Observation.createNotStarted(HOLDS, () -> held, registry).parentObservation(parent);
+          startAsChildOf(parent, hold);
           return (outcome, error) -> {
             held.ended(outcome);
             if (error != null) {
@@ -149,6 +149,34 @@ public final class RelockObservations implements AutoCloseable {
           wait.stop();
         }
       };
+    }
+  }
+
+  /**
+   * Starts {@code hold} under {@code parent} (or under nothing), whatever thread this is. The grant
+   * may be learnt on any thread, another request's among them (relock runs a lock's events on the
+   * thread that posts them while none is running), and a tracing handler takes the thread's
+   * current span as the parent of what starts there, even with a parent observation set: so the
+   * parent's scope is opened around the start, or, without a parent, the thread's scope is set
+   * aside for it.
+   */
+  private void startAsChildOf(Observation parent, Observation hold) {
+    if (parent != null) {
+      try (Observation.Scope ignored = parent.openScope()) {
+        hold.start();
+      }
+      return;
+    }
+    Observation.Scope current = registry.getCurrentObservationScope();
+    if (current == null) {
+      hold.start();
+      return;
+    }
+    current.reset();
+    try {
+      hold.start();
+    } finally {
+      current.makeCurrent();
     }
   }
 
