@@ -42,7 +42,9 @@
 #define WD    2    /* watchdog tick: a third of the lease */
 #define CT    1    /* command timeout: a lost request or reply fails this long after sending */
 #define WAIT  8    /* each acquisition's wait (tryLock(WAIT)) */
-#define HL    3    /* a caller holds the lock 0..HL ticks, then closes it */
+#ifndef HL
+#define HL    3    /* a caller holds the lock 0 or HL ticks, then closes it */
+#endif
 #ifndef SMAX
 #define SMAX  2    /* clients 2..N start at tick SMIN..SMAX (client 1 at 0) */
 #endif
