@@ -245,7 +245,7 @@ inline on_error(c, mayrun) {
   fi
 }
 
-/* Release.send (l.65-79): a shared hold's release is never careful (LockKind.Shared.releaseArgs) */
+/* Release.send (l.63-76): a shared hold's release is never careful (LockKind.Shared.releaseArgs) */
 inline rel_send(c) {
   if
   :: fsent[c] == NONE -> fsent[c] = now
@@ -254,7 +254,7 @@ inline rel_send(c) {
   send(c, C_REL1)
 }
 
-/* Release.onReply (l.85-116) */
+/* Release.onReply (l.82-118) */
 inline rel_reply(c) {
   as[c] = S_FREE;
   t_d = acode[c];
@@ -276,7 +276,7 @@ inline rel_reply(c) {
   ph[c] = DONE; tmr[c] = NONE
 }
 
-/* Release.failed (l.119-140) */
+/* Release.failed (l.128-151) */
 inline rel_error(c, mayrun) {
   as[c] = S_FREE;
   unk[c] = unk[c] || mayrun;

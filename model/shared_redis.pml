@@ -260,7 +260,7 @@ inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once
   t_d = (fastclock -> DRIFT : 0)
 }
 
-/* fence.lua issue_token (l.156-159) with settle_fence (l.121-136): the next serial is
+/* fence.lua issue_token (l.71-74) with settle_fence (l.36-51): the next serial is
  * max(fence + 1, server time); the fence holds no waiters mark for a shared kind */
 inline issue_token() {
   if
@@ -400,7 +400,7 @@ inline reply(c, code, tok, pttl, fourth) {
   fi
 }
 
-/* renew.lua (l.268-291) for one shared hold: extended if its owner's key is there (a shared
+/* renew.lua (l.40-46) for one shared hold: extended if its owner's key is there (a shared
  * hold's key is its owner's alone) */
 inline renew_one(c, res) {
   if
