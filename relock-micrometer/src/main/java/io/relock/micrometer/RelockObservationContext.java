@@ -26,37 +26,65 @@ public final class RelockObservationContext extends Observation.Context {
     this.topology = topology;
   }
 
-  /** What was acquired. */
+  /**
+   * What was acquired.
+   *
+   * @return the kind of lock
+   */
   public LockObserver.Kind kind() {
     return kind;
   }
 
-  /** The lock's name (a multi-lock's names, separated by commas). */
+  /**
+   * The lock's name.
+   *
+   * @return the name the caller gave (a multi-lock's names, separated by commas)
+   */
   public String lockName() {
     return lockName;
   }
 
-  /** The client's topology ({@link io.relock.Relock#topology()}). */
+  /**
+   * The client's topology.
+   *
+   * @return {@link io.relock.Relock#topology()} of the observed client
+   */
   public String topology() {
     return topology;
   }
 
-  /** How the wait or hold ended; null while it goes on. */
+  /**
+   * How the wait or hold ended.
+   *
+   * @return the outcome; null while it goes on
+   */
   public LockObserver.Outcome outcome() {
     return outcome;
   }
 
-  /** The hold's fencing token; -1 until the lock is acquired. */
+  /**
+   * The hold's fencing token.
+   *
+   * @return the token; -1 until the lock is acquired
+   */
   public long fencingToken() {
     return fencingToken;
   }
 
-  /** Whether the lock came by hand-over from a previous holder's release, rather than found free. */
+  /**
+   * Whether the lock came by hand-over.
+   *
+   * @return true if a previous holder's release handed it over, false if it was found free
+   */
   public boolean handedOver() {
     return handedOver;
   }
 
-  /** Whether the acquisition was a re-entry of a thread that already held the lock. */
+  /**
+   * Whether the acquisition was a re-entry.
+   *
+   * @return true if a thread that already held the lock took it again
+   */
   public boolean reentry() {
     return reentry;
   }

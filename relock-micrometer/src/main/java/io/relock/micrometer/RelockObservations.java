@@ -160,6 +160,7 @@ public final class RelockObservations implements AutoCloseable {
    * parent's scope is opened around the start, or, without a parent, the thread's scope is set
    * aside for it.
    */
+  @SuppressWarnings("try") // the scope is opened for its side effect only
   private void startAsChildOf(Observation parent, Observation hold) {
     if (parent != null) {
       try (Observation.Scope ignored = parent.openScope()) {

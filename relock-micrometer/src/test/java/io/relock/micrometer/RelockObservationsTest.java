@@ -34,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@link RelockObservations} against a real Redis: every kind and every outcome, their key values,
  * and the nesting under the caller's observation.
  */
+@SuppressWarnings("try") // scopes opened for their side effect only
 class RelockObservationsTest {
 
   @RegisterExtension static final RedisExtension redis = new RedisExtension();

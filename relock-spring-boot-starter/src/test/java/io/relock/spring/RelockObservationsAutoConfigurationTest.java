@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** The starter observes @Locked waits and holds in the application's ObservationRegistry, unless turned off. */
+@SuppressWarnings("try") // scopes opened for their side effect only
 class RelockObservationsAutoConfigurationTest {
 
   @RegisterExtension static final RedisExtension redis = new RedisExtension();
