@@ -47,7 +47,7 @@ final class HeldLease implements LockLease {
    * of a multi-lock). Written by the mailbox before the acquisition completes.
    */
   boolean handedOver;
-    /** When the client learned it holds the lock, for {@link io.relock.RelockListener#released}. */
+  /** When the client learned it holds the lock, for {@link io.relock.RelockListener#released}. */
   final long acquiredAtNanos = System.nanoTime();
 
   /**
@@ -174,6 +174,10 @@ final class HeldLease implements LockLease {
     observed = hold;
     if (lostReason != null) {
       endObserved(io.relock.LockObserver.Outcome.LOST, new io.relock.LockLostException(keys.name(), lostReason));
+    } else if (closed.get()) {
+      // Closed before it could be followed (a multi-lock's caller may close it at once): its
+      // release did not wait to tell the observers, so they hear it ended now.
+      endObserved(io.relock.LockObserver.Outcome.RELEASED, null);
     }
   }
 
