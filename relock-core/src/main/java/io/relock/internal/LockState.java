@@ -255,14 +255,17 @@ final class LockState {
   private CompletableFuture<Release.Outcome> endingObserved(HeldLease h, CompletableFuture<Release.Outcome> done) {
     CompletableFuture<Release.Outcome> answered = new CompletableFuture<>();
     answered.whenComplete((o, e) -> {
-      if (e != null) {
-        h.endObserved(io.relock.LockObserver.Outcome.ERROR, LockEngine.unchecked(e));
-        done.completeExceptionally(e);
-      } else {
-        boolean lost = o != null && o.lostReason() != null;
-        h.endObserved(lost ? io.relock.LockObserver.Outcome.LOST : io.relock.LockObserver.Outcome.RELEASED,
-            lost ? new io.relock.LockLostException(keys.name(), o.lostReason()) : null);
-        done.complete(o);
+      try {
+        boolean lost = e == null && o != null && o.lostReason() != null;
+        h.endObserved(e != null ? io.relock.LockObserver.Outcome.ERROR
+            : lost ? io.relock.LockObserver.Outcome.LOST : io.relock.LockObserver.Outcome.RELEASED,
+            e != null ? e : lost ? new io.relock.LockLostException(keys.name(), o.lostReason()) : null);
+      } finally {
+        if (e != null) {
+          done.completeExceptionally(e);
+        } else {
+          done.complete(o);
+        }
       }
     });
     return answered;
