@@ -48,6 +48,16 @@ abstract class LockKind {
    */
   abstract boolean queuesLocally();
 
+  /**
+   * Whether a release may pass what it frees straight to a waiter of the same client, which its
+   * reply then completes (no notification, no claim time to confirm): an exclusive lock's next
+   * waiter, or one of a semaphore's. Not a read-write lock's lanes, where a release may free the
+   * lock for several readers or for a writer of the other lane.
+   */
+  boolean passesWithin() {
+    return queuesLocally();
+  }
+
   /** Whether a thread holding this kind may take it again (the {@code lock()} style). */
   boolean reentrant() {
     return true;
@@ -195,6 +205,11 @@ abstract class LockKind {
     @Override
     boolean reentrant() {
       return false;
+    }
+
+    @Override
+    boolean passesWithin() {
+      return true;
     }
 
     @Override

@@ -227,9 +227,9 @@ final class LockState {
   }
 
   /**
-   * Releases every hold of {@code h} in Redis, passing the lock to this client's next waiter if
-   * one is queued in Redis (ahead of other clients at most {@link LockEngine#PASSES_AHEAD} times
-   * in a row).
+   * Releases every hold of {@code h} in Redis, passing the lock (or the permit) to this client's
+   * next waiter if one is queued in Redis (ahead of other clients at most {@link
+   * LockEngine#PASSES_AHEAD} times in a row).
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
@@ -242,10 +242,36 @@ final class LockState {
     engine.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
-    Acquisition next = kind.queuesLocally() ? queue.peekFirst() : null;
-    Acquisition successor = next != null && next.isWaitingInRedis() ? next : null;
+    Acquisition successor = kind.passesWithin() ? nextToPass() : null;
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
     start(new Release(this, h, true, successor, ahead, answered));
+  }
+
+  /**
+   * This client's waiter a release may pass the lock to: the head of the local queue, or (for a
+   * kind whose waiters all wait in Redis) the longest-waiting one no other release in flight names
+   * already; null if none waits in Redis. Redis passes it only if its entry is still there.
+   */
+  private Acquisition nextToPass() {
+    if (kind.queuesLocally()) {
+      Acquisition head = queue.peekFirst();
+      return head != null && head.isWaitingInRedis() ? head : null;
+    }
+    for (Acquisition a : unsettled) {
+      if (a.isWaitingInRedis() && !namedByRelease(a)) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  private boolean namedByRelease(Acquisition a) {
+    for (Release r : releases) {
+      if (r.passesTo(a)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -75,6 +75,11 @@ final class Release {
         .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
   }
 
+  /** Whether this release, still unanswered, names {@code a} as the one to pass the lock to. */
+  boolean passesTo(Acquisition a) {
+    return successor == a && !finished.isDone();
+  }
+
   void reconnected() {
     retry.now();
   }

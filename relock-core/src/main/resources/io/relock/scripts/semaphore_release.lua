@@ -4,11 +4,14 @@
 -- ARGV[1] owner id of the caller
 -- ARGV[2] '1' (a permit is one hold: there is nothing to drop one of)
 -- ARGV[3] how long the fence key and the marker are kept after their last use, in milliseconds
--- ARGV[4] '' (no hand-over within the client: every waiter of a semaphore waits in Redis)
+-- ARGV[4] '' or "<successor> <ahead>": a queued owner of the caller's own client to pass the permit
+--         to directly, as release.lua's ARGV[4] (ahead '1': even if others queued first)
 --
--- Returns as release.lua: {2, 1} released and a permit handed to a waiter, {2, 0} released,
--- {-1, 0} the caller holds no permit (its lease ran out, or it was never granted: it leaves the
--- holder set, and the permit its hold kept is handed on).
+-- Returns as release.lua: {3, token} released, and the permit passed to the successor with this
+-- new fencing token (for its whole lease: its client completes it, nobody is notified); {2, 1}
+-- released and a permit handed to a waiter, {2, 0} released, {-1, 0} the caller holds no permit
+-- (its lease ran out, or it was never granted: it leaves the holder set, and the permit its hold
+-- kept is handed on).
 
 -- @include lockvalue.lua
 -- @include fence.lua
@@ -34,5 +37,22 @@ if permits > 0 then
   refresh_name(retention)
 end
 local now_ms, now_us = server_time()
-local handed = grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+local live = #live_holders(HOLDERS)
+local successor, ahead = string.match(ARGV[4] or '', '^(%S+) ([01])$')
+if successor and live < permits then
+  local entry = redis.call('HGET', WAITERS, successor)
+  local waiting = entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms
+  if waiting and ahead ~= '1' then
+    waiting = first_live_waiter(now_ms) == successor
+  end
+  if waiting then
+    forget_waiter(successor)
+    local token = issue_token(now_us, retention)
+    add_hold(HOLDERS, successor, token, string.match(entry, '^%d+ (%d+) '), now_us)
+    -- Permits left over (holds that expired meanwhile) go to the waiters in line.
+    grant_permits(permits, live + 1, now_ms, now_us, retention)
+    return {3, token}
+  end
+end
+local handed = grant_permits(permits, live, now_ms, now_us, retention)
 return {2, handed > 0 and 1 or 0}

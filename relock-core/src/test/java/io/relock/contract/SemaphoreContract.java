@@ -146,6 +146,64 @@ public abstract class SemaphoreContract extends RelockContract {
   }
 
   @Test
+  void aReleaseWithinAClient_passesThePermitToItsWaiter_withoutANotification() throws Exception {
+    // Rechecks 3 s apart: a handed-over permit would first last only the 6 s claim time.
+    Relock relock = client(b -> b.recheckInterval(Duration.ofSeconds(3)));
+    DistributedSemaphore sem = relock.semaphore("passed", 1);
+    LockLease first = sem.acquire(Duration.ZERO);
+    CompletableFuture<LockLease> second = sem.acquireAsync(PATIENCE);
+    await("queued", () -> redis("ZCARD", lockKey("passed") + ":q").equals(1L));
+    redis("CONFIG", "RESETSTAT");
+    first.close();
+    LockLease got = second.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(got.fencingToken()).isGreaterThan(first.fencingToken());
+    assertThat(scriptCalls()).as("one release call that also passes the permit on").isEqualTo(1);
+    assertThat(commandCalls("publish")).as("no notification needed").isZero();
+    List<?> holds = (List<?>) redis("KEYS", lockKey("passed") + ":h:*");
+    assertThat(holds).as("one hold, the waiter's").hasSize(1);
+    assertThat((Long) redis("PTTL", (String) holds.get(0))).as("a whole lease, not a claim to confirm")
+        .isGreaterThan(TimeUnit.SECONDS.toMillis(10));
+    got.close();
+    assertThat(sem.availablePermits()).isEqualTo(1);
+    assertNoWaiters("passed");
+  }
+
+  @Test
+  void passingWithinABusyClient_isBounded_soAnotherClientsWaiterGetsAPermit() throws Exception {
+    Relock busy = client();
+    AtomicInteger busyAcquisitions = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    List<Thread> loopers = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Thread t = new Thread(() -> {
+        while (!stop.get()) {
+          try (LockLease lease = busy.semaphore("hot-pool", 2).acquire(PATIENCE)) {
+            busyAcquisitions.incrementAndGet();
+          }
+        }
+      });
+      t.start();
+      loopers.add(t);
+    }
+    try {
+      await("the busy client is cycling the permits", () -> busyAcquisitions.get() > 50);
+      Relock other = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+      long queuedAt = busyAcquisitions.get();
+      LockLease got = other.semaphore("hot-pool", 2).acquire(PATIENCE);
+      long servedAt = busyAcquisitions.get();
+      got.close();
+      // Two permits, so up to two releases in a row may each pass ahead its bound's worth.
+      assertThat(servedAt - queuedAt).as("busy client's acquisitions while the other waited")
+          .isLessThanOrEqualTo(2L * 2 * (io.relock.internal.TestAccess.passesAhead() + 2));
+    } finally {
+      stop.set(true);
+      for (Thread t : loopers) {
+        t.join(PATIENCE.toMillis());
+      }
+    }
+  }
+
+  @Test
   void aHolderThatStopsRenewing_givesItsPermitBackAtItsLeaseEnd_andIsTold() throws Exception {
     DistributedSemaphore sem = client().semaphore("crashy", 1);
     AtomicInteger lost = new AtomicInteger();
