@@ -54,6 +54,12 @@ public final class BenchMain implements Callable<Integer> {
       + " in this process, alternating windows.")
   boolean redisCpu;
 
+  @Option(names = "--jfr-summary", paramLabel = "FILE", split = ",", description = "Instead of a run: where the"
+      + " CPU went in JFR recordings of bench workers (RELOCK_BENCH_WORKER_OPTS, see relock-bench/README.md): the share"
+      + " of execution samples in each layer (relock's engine, Lettuce, Netty, the JDK...) and the methods most often"
+      + " on top; with --write-docs, as Markdown.")
+  List<Path> jfrSummary;
+
   @Option(names = "--cold", description = "Instead of the Redis locks' run: how soon a fresh JVM holds its first lock,"
       + " relock beside Redisson, in fresh JVMs taking turns (4 rounds; 2 with --short).")
   boolean cold;
@@ -199,6 +205,10 @@ public final class BenchMain implements Callable<Integer> {
         log.println("relock bench --client: " + Machine.describe(redis).oneLine());
         new ClientCost(shortRun).run(redis.target().uri(), log);
       }
+      return 0;
+    }
+    if (jfrSummary != null) {
+      JfrSummary.print(jfrSummary, 12, writeDocs, System.out);
       return 0;
     }
     if (cold) {
