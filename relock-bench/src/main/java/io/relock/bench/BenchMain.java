@@ -208,7 +208,14 @@ public final class BenchMain implements Callable<Integer> {
       return 0;
     }
     if (jfrSummary != null) {
-      JfrSummary.print(jfrSummary, 12, writeDocs, System.out);
+      if (writeDocs) {
+        DocsWriter.writeProfile(JfrSummary.summary(jfrSummary, 12, true), "./relock bench --jfr-summary "
+            + jfrSummary.stream().map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.joining(","))
+            + " --write-docs", docsDir);
+        log.println("docs: the client profile section of " + docsDir.resolve("benchmarks.md"));
+      } else {
+        JfrSummary.print(jfrSummary, 12, false, System.out);
+      }
       return 0;
     }
     if (cold) {

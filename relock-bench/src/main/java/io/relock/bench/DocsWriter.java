@@ -45,6 +45,9 @@ final class DocsWriter {
   /** The lock family against Redisson's read-write lock and semaphore. */
   private static final Part FAMILY = new Part("Lock family", "./relock bench --family --write-docs");
 
+  /** Where the client's CPU went, from JFR recordings of bench workers (see {@link JfrSummary}). */
+  private static final Part PROFILE = new Part("Client profile", "./relock bench --jfr-summary <recordings> --write-docs");
+
   /** Where {@code --family --write-docs} puts its chart, beside benchmarks.png. */
   static final String FAMILY_CHART = "benchmarks-family.png";
 
@@ -56,7 +59,7 @@ final class DocsWriter {
 
   /** Every part, in the order the page lists them: the comparison first, the lock family, then the topologies. */
   private static List<Part> parts() {
-    List<Part> parts = new ArrayList<>(List.of(COMPARISON, FAMILY));
+    List<Part> parts = new ArrayList<>(List.of(COMPARISON, FAMILY, PROFILE));
     SECTIONS.forEach(t -> parts.add(part(t)));
     return parts;
   }
@@ -139,6 +142,20 @@ final class DocsWriter {
     String existing = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "# Benchmarks\n";
     Files.writeString(page, withSection(existing, FAMILY, FamilyReport.render(results, command)),
         StandardCharsets.UTF_8);
+  }
+
+  /** Writes (or replaces) the client profile's section of docs/benchmarks.md: {@code body} under its heading. */
+  static void writeProfile(String body, String command, Path docsDir) throws IOException {
+    Files.createDirectories(docsDir);
+    Path page = docsDir.resolve("benchmarks.md");
+    String existing = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "# Benchmarks\n";
+    String section = PROFILE.begin() + "\n\n## Client profile: where a worker's CPU went\n\n"
+        + "From `" + command + "`: JFR execution samples of bench workers (recorded as in [Profiling a worker]"
+        + "(../relock-bench/README.md#profiling-a-worker)), each sample counted once for the layer of its top frame"
+        + " (\"on top\") and once for every layer its stack passes through (\"in the stack\"). Samples see Java"
+        + " code only: time in the kernel (socket calls, thread wake-ups) is not in them.\n\n" + body.stripTrailing()
+        + "\n\n" + PROFILE.end();
+    Files.writeString(page, withSection(existing, PROFILE, section), StandardCharsets.UTF_8);
   }
 
   /** The lock family's section of {@code page}, its markers included; empty when it has none. */

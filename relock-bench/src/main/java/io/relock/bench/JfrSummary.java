@@ -54,6 +54,12 @@ final class JfrSummary {
 
   /** Prints the summary of each recording, {@code top} methods each, aligned or as Markdown. */
   static void print(List<Path> recordings, int top, boolean markdown, PrintStream out) {
+    out.print(summary(recordings, top, markdown));
+  }
+
+  /** The summary of each recording, {@code top} methods each, aligned or as Markdown. */
+  static String summary(List<Path> recordings, int top, boolean markdown) {
+    StringBuilder out = new StringBuilder();
     for (Path file : recordings) {
       Map<String, Integer> self = new HashMap<>();
       Map<String, Integer> through = new HashMap<>();
@@ -83,7 +89,8 @@ final class JfrSummary {
       } catch (IOException e) {
         throw new UncheckedIOException("could not read the recording " + file, e);
       }
-      out.printf("%s: %,d execution samples%n", file, samples);
+      out.append(String.format(markdown ? "**%s**: %,d execution samples.%n%n" : "%s: %,d execution samples%n",
+          markdown ? file.getFileName() : file, samples));
       if (samples == 0) {
         continue;
       }
@@ -95,8 +102,9 @@ final class JfrSummary {
       for (Map.Entry<String, Integer> e : sortedByCount(methods).subList(0, Math.min(top, methods.size()))) {
         hot.add(percent(e.getValue(), samples), e.getKey());
       }
-      out.print(markdown ? layers.toMarkdown() + "\n" + hot.toMarkdown() + "\n" : layers.toText() + hot.toText());
+      out.append(markdown ? layers.toMarkdown() + "\n" + hot.toMarkdown() + "\n" : layers.toText() + hot.toText());
     }
+    return out.toString();
   }
 
   private static List<Map.Entry<String, Integer>> sortedByCount(Map<String, Integer> counts) {
