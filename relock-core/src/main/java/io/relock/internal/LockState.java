@@ -50,7 +50,10 @@ final class LockState {
   private final Set<Release> releases = new LinkedHashSet<>();
   /** Whether the engine subscribed this state to the lock's sharded grant channel (see hearGrants). */
   final AtomicBoolean hearsGrants = new AtomicBoolean();
-  /** Releases in a row that passed the lock straight to a waiter of this client. */
+  /**
+   * Releases in a row sent to pass the lock straight to a waiter of this client, counted when sent
+   * (a semaphore's client may have several in flight at once, each of which must see the others).
+   */
   private int passes;
 
   LockState(LockEngine engine, LockKind kind, LockKeys keys) {
@@ -244,6 +247,9 @@ final class LockState {
     threadHolds.remove(h.threadId, h);
     Acquisition successor = kind.passesWithin() ? nextToPass() : null;
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
+    if (successor != null) {
+      passes++;
+    }
     start(new Release(this, h, true, successor, ahead, answered));
   }
 
@@ -258,7 +264,7 @@ final class LockState {
       return head != null && head.isWaitingInRedis() ? head : null;
     }
     for (Acquisition a : unsettled) {
-      if (a.isWaitingInRedis() && !namedByRelease(a)) {
+      if (a.isWaitingInRedis() && !a.isZeroWait() && !namedByRelease(a)) {
         return a;
       }
     }
@@ -302,9 +308,14 @@ final class LockState {
     r.send();
   }
 
-  /** A full release ended in Redis: passed within this client, or freed / handed to another. */
-  void released(boolean passedWithin) {
-    passes = passedWithin ? passes + 1 : 0;
+  /** A full release freed the lock, or handed it to another client's waiter: other clients had a turn. */
+  void freedForOthers() {
+    passes = 0;
+  }
+
+  /** For tests: releases in flight, full or not. */
+  int releasesInFlight() {
+    return releases.size();
   }
 
   /** A release is over (answered, or given up); a full release also ends the hold's reference. */

@@ -106,12 +106,11 @@ final class Release {
       code = 2;
     }
     if (code == 3) {
-      state.released(true);
       // This hold has ended before the next one begins: observers hear it in that order.
       hold.endObserved(io.relock.LockObserver.Outcome.RELEASED, null);
       passTo.passed((Long) reply.get(1), sent);
     } else if (code == 2) {
-      state.released(false);
+      state.freedForOthers();
     }
     String lost = null;
     if (code <= 0) {

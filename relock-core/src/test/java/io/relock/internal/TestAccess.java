@@ -40,6 +40,17 @@ public final class TestAccess {
     return answer.get(patience.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** How many releases {@code client} has in flight for its local state {@code stateKey}; read inside its mailbox. */
+  public static int releasesInFlight(Relock client, String stateKey, Duration patience) {
+    LockState state = states(client).get(stateKey);
+    if (state == null) {
+      return 0;
+    }
+    CompletableFuture<Integer> answer = new CompletableFuture<>();
+    state.post(() -> answer.complete(state.releasesInFlight()));
+    return answer.orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS).join();
+  }
+
   /**
    * Hands {@code message} to {@code client} as if its notification connection had delivered it,
    * and waits until the lock state it names has handled it.
