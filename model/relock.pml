@@ -315,7 +315,7 @@ inline settle_fence() {
   issued_token(t_tok)
 }
 
-/* queue.lua forget_waiter (l.94-97) */
+/* queue.lua forget_waiter (l.20-23) */
 inline forget_waiter(w) {
   t_j = 0;
   do
@@ -347,7 +347,7 @@ inline queued(w, res) {
   od
 }
 
-/* queue.lua first_live_waiter (l.101-113): expired entries met on the way are removed */
+/* queue.lua first_live_waiter (l.27-39): expired entries met on the way are removed */
 inline first_live_waiter() {
   t_first = 0;
   do
@@ -357,7 +357,7 @@ inline first_live_waiter() {
   od
 }
 
-/* queue.lua pop_live_waiter (l.117-129) */
+/* queue.lua pop_live_waiter (l.43-55) */
 inline pop_live_waiter() {
   t_first = 0;
   do
@@ -372,7 +372,7 @@ inline pop_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.134-144) */
+/* queue.lua enqueue (l.76-86) */
 inline enqueue(w) {
   queued(w, t_ok);
   if
@@ -386,7 +386,7 @@ inline enqueue(w) {
   fi
 }
 
-/* queue.lua notify (l.148-159): PUBLISH on the waiter's channel; delivered, delayed or lost */
+/* queue.lua notify (l.90-101): PUBLISH on the waiter's channel; delivered, delayed or lost */
 inline notify(w, tok) {
   if
   :: ph[w] == DEAD || !conn[w] -> skip      /* nobody subscribed */
@@ -405,7 +405,7 @@ inline notify(w, tok) {
   fi
 }
 
-/* handoff.lua mark_waiters (l.171-180) */
+/* handoff.lua mark_waiters (l.12-21) */
 inline mark_waiters(waiters) {
   if
   :: (fw != waiters) || !fex || waiters -> t_v = fv; write_fence(t_v, waiters)
@@ -417,14 +417,14 @@ inline mark_waiters(waiters) {
   fi
 }
 
-/* handoff.lua hand_to (l.185-190) */
+/* handoff.lua hand_to (l.26-31) */
 inline hand_to(w, px) {
   t_more = (qn > 0);
   issue_marked_token(t_more);
   set_lock(w, t_tok, px, t_more)
 }
 
-/* handoff.lua grant_next (l.205-218): the first live waiter gets the lock for its claim time */
+/* handoff.lua grant_next (l.46-59): the first live waiter gets the lock for its claim time */
 inline grant_next() {
   pop_live_waiter();
   if
@@ -570,7 +570,7 @@ inline release(c, mode) {
   fi
 }
 
-/* renew.lua (l.143-149) for one hold: extended if the owner still holds it */
+/* renew.lua (l.40-46) for one hold: extended if the owner still holds it */
 inline renew_one(c, res) {
   if
   :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; res = 1
@@ -669,7 +669,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.182-203) */
+/* Acquisition.send (l.187-208) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -679,7 +679,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.446-462) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.455-475) and LockEngine.acquired: the lease counts from `from` */
 inline succeed(c, tok, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -705,7 +705,7 @@ inline succeed(c, tok, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.573-588) */
+/* Acquisition.cleanUp (l.595-610) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -714,7 +714,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.549-567): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.568-589): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -727,7 +727,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.330-347); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.336-352); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
 #ifdef BUG_DEAD_ON_ARRIVAL
   t_ok = 0
@@ -738,13 +738,13 @@ inline arrived_too_late(c, from, handed) {
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.353-358) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.359-364) */
      fi
   fi
 #endif
 }
 
-/* Acquisition.recheck (l.412-417) */
+/* Acquisition.recheck (l.421-426) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -752,7 +752,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.381-410) */
+/* Acquisition.busy (l.390-419) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -766,7 +766,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.420-438) */
+/* Acquisition.attemptFailed (l.429-447) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -776,7 +776,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.489-512): a grant notification */
+/* Acquisition.granted (l.502-526): a grant notification */
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -809,7 +809,7 @@ inline granted(c, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.223-284) and answered (l.286-316); onConfirmed (l.357-379) */
+/* Acquisition.onReply (l.228-289) and answered (l.291-322); onConfirmed (l.366-388) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if
@@ -893,7 +893,7 @@ inline on_error(c, mayrun) {
   fi
 }
 
-/* Release.send (l.65-79) */
+/* Release.send (l.63-76) */
 inline rel_send(c) {
   if
   :: fsent[c] == NONE -> fsent[c] = now
@@ -903,7 +903,7 @@ inline rel_send(c) {
   send(c, t_v)
 }
 
-/* Release.onReply (l.85-116) */
+/* Release.onReply (l.87-124) */
 inline rel_reply(c) {
   as[c] = S_FREE;
   t_d = acode[c];
@@ -925,7 +925,7 @@ inline rel_reply(c) {
   ph[c] = DONE; tmr[c] = NONE
 }
 
-/* Release.failed (l.119-140) */
+/* Release.failed (l.134-157) */
 inline rel_error(c, mayrun) {
   as[c] = S_FREE;
 #ifdef BUG_RELEASE_RETRY

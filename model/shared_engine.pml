@@ -27,7 +27,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.182-203) */
+/* Acquisition.send (l.187-208) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -37,7 +37,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.449-465) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.455-475) and LockEngine.acquired: the lease counts from `from` */
 inline succeed(c, tok, ser, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -63,7 +63,7 @@ inline succeed(c, tok, ser, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.577-592) */
+/* Acquisition.cleanUp (l.595-610) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -72,7 +72,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.553-571): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.568-589): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -85,7 +85,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.330-346); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.336-352); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
   if
 #ifdef BUG_HANDOVER_DEAD_ON_ARRIVAL
@@ -98,12 +98,12 @@ inline arrived_too_late(c, from, handed) {
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.353-358) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.359-364) */
      fi
   fi
 }
 
-/* Acquisition.recheck (l.415-420) */
+/* Acquisition.recheck (l.421-426) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -111,7 +111,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.384-413) */
+/* Acquisition.busy (l.390-419) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -125,7 +125,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.423-441) */
+/* Acquisition.attemptFailed (l.429-447) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -135,7 +135,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.489-512), from LockState.granted: a grant notification */
+/* Acquisition.granted (l.502-526), from LockState.granted: a grant notification */
 inline granted(c, ser, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -163,7 +163,7 @@ inline granted(c, ser, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.223-284) and answered (l.286-316); onConfirmed (l.360-382) */
+/* Acquisition.onReply (l.228-289) and answered (l.291-322); onConfirmed (l.366-388) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if
@@ -254,7 +254,7 @@ inline rel_send(c) {
   send(c, C_REL1)
 }
 
-/* Release.onReply (l.82-118) */
+/* Release.onReply (l.87-124) */
 inline rel_reply(c) {
   as[c] = S_FREE;
   t_d = acode[c];
@@ -276,7 +276,7 @@ inline rel_reply(c) {
   ph[c] = DONE; tmr[c] = NONE
 }
 
-/* Release.failed (l.128-151) */
+/* Release.failed (l.134-157) */
 inline rel_error(c, mayrun) {
   as[c] = S_FREE;
   unk[c] = unk[c] || mayrun;

@@ -345,7 +345,7 @@ inline first_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.60-70) */
+/* queue.lua enqueue (l.76-86) */
 inline enqueue(w) {
   queued(w, t_ok);
   if
@@ -369,7 +369,7 @@ inline any_live_entry(res) {
   od
 }
 
-/* queue.lua notify (l.74-85): PUBLISH "<serial>[:<token>] <owner> <state>" on the waiter's
+/* queue.lua notify (l.90-101): PUBLISH "<serial>[:<token>] <owner> <state>" on the waiter's
  * channel; delivered, delayed or lost */
 inline notify(w, ser, tok) {
   if

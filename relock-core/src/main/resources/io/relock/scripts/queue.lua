@@ -54,6 +54,22 @@ local function pop_live_waiter(now_ms)
   end
 end
 
+-- The waiter a release may pass the lock (or a permit) to directly: `arg` is the release's
+-- "<successor> <ahead>" (or ''), a queued owner of the releasing client. Returns that owner and its
+-- entry if the entry is live and the owner is first in line or `ahead` is '1'; else nothing.
+local function successor_to_pass(arg, now_ms)
+  local successor, ahead = string.match(arg or '', '^(%S+) ([01])$')
+  if not successor then
+    return nil
+  end
+  local entry = redis.call('HGET', WAITERS, successor)
+  if not entry or tonumber(string.match(entry, '^(%d+) ')) <= now_ms
+      or (ahead ~= '1' and first_live_waiter(now_ms) ~= successor) then
+    return nil
+  end
+  return successor, entry
+end
+
 -- Queues `owner` (or refreshes its entry) to live `ttl_ms` more; `rest` is its entry after the
 -- expiry: "<lease ms> <claim ms> [<lane> ]<channel>". The queue keys outlive their last entry by at
 -- most one entry lifetime.

@@ -87,17 +87,10 @@ if waiters ~= 'w' then
 end
 local retention = ARGV[3]
 local now_ms, now_us = server_time()
-local successor, ahead = string.match(ARGV[4] or '', '^(%S+) ([01])$')
+local successor, entry = successor_to_pass(ARGV[4], now_ms)
 if successor then
-  local entry = redis.call('HGET', WAITERS, successor)
-  local live = entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms
-  if live and ahead ~= '1' then
-    live = first_live_waiter(now_ms) == successor
-  end
-  if live then
-    -- Within one client: no notification needed, the caller completes the successor itself.
-    local lease = tonumber(string.match(entry, '^%d+ (%d+) '))
-    return {3, give_to(successor, entry, lease, now_ms, now_us, retention)}
-  end
+  -- Within one client: no notification needed, the caller completes the successor itself.
+  local lease = tonumber(string.match(entry, '^%d+ (%d+) '))
+  return {3, give_to(successor, entry, lease, now_ms, now_us, retention)}
 end
 return {2, grant_next(now_ms, now_us, retention) and 1 or 0}

@@ -38,21 +38,17 @@ if permits > 0 then
 end
 local now_ms, now_us = server_time()
 local live = #live_holders(HOLDERS)
-local successor, ahead = string.match(ARGV[4] or '', '^(%S+) ([01])$')
-if successor and live < permits then
-  local entry = redis.call('HGET', WAITERS, successor)
-  local waiting = entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms
-  if waiting and ahead ~= '1' then
-    waiting = first_live_waiter(now_ms) == successor
-  end
-  if waiting then
-    forget_waiter(successor)
-    local token = issue_token(now_us, retention)
-    add_hold(HOLDERS, successor, token, string.match(entry, '^%d+ (%d+) '), now_us)
-    -- Permits left over (holds that expired meanwhile) go to the waiters in line.
-    grant_permits(permits, live + 1, now_ms, now_us, retention)
-    return {3, token}
-  end
+local successor, entry
+if live < permits then
+  successor, entry = successor_to_pass(ARGV[4], now_ms)
+end
+if successor then
+  forget_waiter(successor)
+  local token = issue_token(now_us, retention)
+  add_hold(HOLDERS, successor, token, string.match(entry, '^%d+ (%d+) '), now_us)
+  -- Permits left over (holds that expired meanwhile) go to the waiters in line.
+  grant_permits(permits, live + 1, now_ms, now_us, retention)
+  return {3, token}
 end
 local handed = grant_permits(permits, live, now_ms, now_us, retention)
 return {2, handed > 0 and 1 or 0}

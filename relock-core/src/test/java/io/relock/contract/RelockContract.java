@@ -2,6 +2,7 @@ package io.relock.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.relock.LockLease;
 import io.relock.Relock;
 import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
@@ -9,6 +10,9 @@ import io.relock.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
@@ -190,6 +194,44 @@ public abstract class RelockContract {
 
   protected static String lockKey(String name) {
     return "relock:{" + name + "}";
+  }
+
+  /**
+   * One client's 4 threads take and release with {@code take} as fast as they can; once they have
+   * 50 times, another client takes once with {@code take} too. Returns how many times the busy
+   * client took while the other waited: what passing within a client lets through ahead of it.
+   */
+  protected long takenByABusyClientWhileAnotherWaits(BiFunction<Relock, Duration, LockLease> take)
+      throws InterruptedException {
+    Relock busy = client();
+    AtomicLong taken = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> loopers = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Thread t = new Thread(() -> {
+        while (!stop.get()) {
+          try (LockLease lease = take.apply(busy, PATIENCE)) {
+            taken.incrementAndGet();
+          }
+        }
+      });
+      t.start();
+      loopers.add(t);
+    }
+    try {
+      await("the busy client is taking it again and again", () -> taken.get() > 50);
+      Relock other = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+      long queuedAt = taken.get();
+      LockLease got = take.apply(other, PATIENCE);
+      long servedAt = taken.get();
+      got.close();
+      return servedAt - queuedAt;
+    } finally {
+      stop.set(true);
+      for (Thread t : loopers) {
+        t.join(PATIENCE.toMillis());
+      }
+    }
   }
 
   protected void assertNoWaiters(String name) {

@@ -170,37 +170,10 @@ public abstract class SemaphoreContract extends RelockContract {
 
   @Test
   void passingWithinABusyClient_isBounded_soAnotherClientsWaiterGetsAPermit() throws Exception {
-    Relock busy = client();
-    AtomicInteger busyAcquisitions = new AtomicInteger();
-    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-    List<Thread> loopers = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      Thread t = new Thread(() -> {
-        while (!stop.get()) {
-          try (LockLease lease = busy.semaphore("hot-pool", 2).acquire(PATIENCE)) {
-            busyAcquisitions.incrementAndGet();
-          }
-        }
-      });
-      t.start();
-      loopers.add(t);
-    }
-    try {
-      await("the busy client is cycling the permits", () -> busyAcquisitions.get() > 50);
-      Relock other = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
-      long queuedAt = busyAcquisitions.get();
-      LockLease got = other.semaphore("hot-pool", 2).acquire(PATIENCE);
-      long servedAt = busyAcquisitions.get();
-      got.close();
-      // The bound, and what the two counts' reads let slip in around it.
-      assertThat(servedAt - queuedAt).as("busy client's acquisitions while the other waited")
-          .isLessThanOrEqualTo(2L * (io.relock.internal.TestAccess.passesAhead() + 2));
-    } finally {
-      stop.set(true);
-      for (Thread t : loopers) {
-        t.join(PATIENCE.toMillis());
-      }
-    }
+    long taken = takenByABusyClientWhileAnotherWaits((client, wait) -> client.semaphore("hot-pool", 2).acquire(wait));
+    // The bound, and what the two counts' reads let slip in around it.
+    assertThat(taken).as("busy client's acquisitions while the other waited")
+        .isLessThanOrEqualTo(2L * (io.relock.internal.TestAccess.passesAhead() + 2));
   }
 
   /**

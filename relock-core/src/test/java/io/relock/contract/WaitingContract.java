@@ -83,36 +83,9 @@ public abstract class WaitingContract extends RelockContract {
 
   @Test
   void passingWithinABusyClient_isBounded_soAnotherClientsWaiterGetsItsTurn() throws Exception {
-    Relock busy = client();
-    java.util.concurrent.atomic.AtomicLong busyAcquisitions = new java.util.concurrent.atomic.AtomicLong();
-    AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> loopers = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      Thread t = new Thread(() -> {
-        while (!stop.get()) {
-          try (LockLease lease = busy.lock("shared-hot").acquire(PATIENCE)) {
-            busyAcquisitions.incrementAndGet();
-          }
-        }
-      });
-      t.start();
-      loopers.add(t);
-    }
-    try {
-      await("the busy client is cycling the lock", () -> busyAcquisitions.get() > 50);
-      Relock other = client();
-      long queuedAt = busyAcquisitions.get();
-      LockLease got = other.lock("shared-hot").acquire(PATIENCE);
-      long servedAt = busyAcquisitions.get();
-      got.close();
-      assertThat(servedAt - queuedAt).as("busy client's acquisitions while the other waited")
-          .isLessThanOrEqualTo(2L * (io.relock.internal.TestAccess.passesAhead() + 2));
-    } finally {
-      stop.set(true);
-      for (Thread t : loopers) {
-        t.join(PATIENCE.toMillis());
-      }
-    }
+    long taken = takenByABusyClientWhileAnotherWaits((client, wait) -> client.lock("shared-hot").acquire(wait));
+    assertThat(taken).as("busy client's acquisitions while the other waited")
+        .isLessThanOrEqualTo(2L * (io.relock.internal.TestAccess.passesAhead() + 2));
   }
 
   @Test
