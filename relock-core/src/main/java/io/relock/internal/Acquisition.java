@@ -38,6 +38,10 @@ import java.util.concurrent.TimeUnit;
  *       such reply says up to which fencing token grants were issued before it; a grant at or
  *       below that token has ended and is ignored, so a lease never counts from a later call's
  *       send time for a grant made before it.
+ *   <li><b>No hold ahead of a {@code wait} sent again.</b> A grant learnt while such a call is on
+ *       its way counts only once the call has answered: the caller could otherwise release the
+ *       hold before the call reaches Redis (on another connection), and the call would take the
+ *       freed lock again for nobody.
  * </ul>
  *
  * <p>Waiting: only the head of the client's local queue waits in Redis ({@code wait}). It is then
@@ -82,6 +86,14 @@ final class Acquisition {
   private HeldLease reentering;
   private HeldLease held;
   private boolean inFlight;
+  /**
+   * Whether the call in flight is a {@code wait} sent while Redis may already hold a queue entry
+   * of this owner (a call before it failed): Redis may hand the lock over from that entry before
+   * this call arrives, and on a driver of several connections the call may even arrive after that
+   * hold has been released, find the lock free and take it again, for a hold nobody would release.
+   * A grant learnt meanwhile therefore waits for this call's reply (see {@link #askAfterGrant}).
+   */
+  private boolean waitSentAgain;
   /** Whether Redis may hold a queue entry or the lock for this owner. */
   private boolean inRedis;
   /** Latest send time of a call that Redis ran before any grant: a safe start for a granted lease. */
@@ -186,6 +198,7 @@ final class Acquisition {
 
   private void send(String mode) {
     inFlight = true;
+    waitSentAgain = "wait".equals(mode) && inRedis;
     if (!"reenter".equals(mode)) {
       inRedis = true;
     }
@@ -227,6 +240,7 @@ final class Acquisition {
 
   private void onReply(String mode, long sent, List<Object> reply, Throwable error) {
     inFlight = false;
+    waitSentAgain = false;
     while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
       error = error.getCause(); // from a stage that transformed the reply (see runAcquire)
     }
@@ -508,7 +522,7 @@ final class Acquisition {
       return; // a late notification of a grant that Redis has since ended
     }
     handedOver = true;
-    if (engine.waitsForReplicas()) {
+    if (engine.waitsForReplicas() || waitSentAgain) {
       askAfterGrant();
       return;
     }
@@ -538,7 +552,7 @@ final class Acquisition {
       return; // the release's reply came after one of this owner's own, which found it ended
     }
     handedOver = true;
-    if (phase == Phase.ACTIVE && engine.waitsForReplicas()) {
+    if (phase == Phase.ACTIVE && (engine.waitsForReplicas() || waitSentAgain)) {
       askAfterGrant();
     } else if (phase == Phase.ACTIVE) {
       succeed(token, token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
@@ -548,9 +562,13 @@ final class Acquisition {
   }
 
   /**
-   * With replica acknowledgements on, a grant counts only once replicas acknowledged it, and only
-   * this owner's own call can be followed by a WAIT that covers it: re-check now ({@code recheck}
-   * answers "held" with a write, see acquire.lua), or as soon as the call in flight answers.
+   * A grant that this owner's own call must confirm before it counts: re-check now ({@code
+   * recheck} answers "held"), or as soon as the call in flight answers. With replica
+   * acknowledgements on, a grant counts only once replicas acknowledged it, and only this owner's
+   * own call can be followed by a WAIT that covers it ({@code recheck} then answers with a write,
+   * see acquire.lua). With a {@code wait} sent again on its way ({@link #waitSentAgain}), the
+   * grant counts only once that call has run: its reply then says "held", or what became of the
+   * grant.
    */
   private void askAfterGrant() {
     if (phase != Phase.ACTIVE) {

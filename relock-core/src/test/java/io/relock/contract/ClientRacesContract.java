@@ -278,6 +278,52 @@ public abstract class ClientRacesContract extends RelockContract {
     return true;
   }
 
+  /**
+   * A waiter's {@code wait} whose reply was lost (the connection failed after it ran) is sent
+   * again; meanwhile Redis may hand the waiter the lock from the queue entry the first one left.
+   * On a driver of several connections the second {@code wait} can then reach Redis after the
+   * release of that hand-over (here by {@code close()}), find the lock free and take it again, for
+   * a whole lease, for an owner nobody will release (found by the stress suite on Jedis: a closed
+   * client's {@code lock()} hold left in Redis, every other worker waiting for it). Replayed with a
+   * network that holds the second {@code wait} back until a release of the lock has run, or until
+   * the test lets it go.
+   */
+  @Test
+  void closingTheClient_afterAHandOverLearntWhileAWaitSentAgainIsOnItsWay_leavesNothingBehind() throws Exception {
+    String name = "overtaken-wait";
+    String key = lockKey(name);
+    OvertakenWaitNetwork network = new OvertakenWaitNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS), key);
+    try (Relock relock = Relock.builder().driver(network).defaultLease(LONG_LEASE).commandTimeout(Duration.ofSeconds(5))
+        .build()) {
+      LockLease held = client().lock(name).acquire(Duration.ZERO);
+      AtomicReference<Object> outcome = new AtomicReference<>();
+      Thread caller = new Thread(() -> {
+        try {
+          relock.lock(name).lock();
+          outcome.set("locked");
+        } catch (Throwable e) {
+          outcome.set(e);
+        }
+      }, "caller");
+      caller.start();
+      await("the waiter's second 'wait' is held back", network::holdsAWait);
+      String waiter = (String) ((List<?>) redis("ZRANGE", key + ":q", "0", "0")).get(0);
+      held.close(); // hands the lock over, from the queue entry the first 'wait' left
+      StoredLock granted = stored(name);
+      assertThat(granted.owner()).as("the lock handed to the waiter").isEqualTo(waiter);
+      io.relock.internal.TestAccess.deliverNotification(relock, granted.token() + " " + waiter + " " + key, PATIENCE);
+      if (relock.stats().holds() == 0) {
+        // The client did not take the hand-over at once: the call on its way answers for it.
+        network.sendHeldBackWait();
+      }
+      caller.join(PATIENCE.toMillis());
+      assertThat(outcome.get()).isEqualTo("locked");
+      relock.close(); // a 'wait' still held back reaches Redis just after the release has run there
+      awaitNothingLeftOf(name);
+      assertThat(network.holdsAWait()).isFalse();
+    }
+  }
+
   @Test
   void closingTheClient_withAZeroWaitAttemptInRedis_leavesNothingBehind() throws Exception {
     Relock relock = slowRedisClient(COMMAND_TIMEOUT);
