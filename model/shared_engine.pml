@@ -27,7 +27,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.187-208) */
+/* Acquisition.send (l.199-221) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -37,7 +37,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.455-475) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.469-489) and LockEngine.acquired: the lease counts from `from` */
 inline succeed(c, tok, ser, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -63,7 +63,7 @@ inline succeed(c, tok, ser, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.595-610) */
+/* Acquisition.cleanUp (l.613-628) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -72,7 +72,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.568-589): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.586-607): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -85,7 +85,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.336-352); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.350-366); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
   if
 #ifdef BUG_HANDOVER_DEAD_ON_ARRIVAL
@@ -98,12 +98,12 @@ inline arrived_too_late(c, from, handed) {
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.359-364) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.373-378) */
      fi
   fi
 }
 
-/* Acquisition.recheck (l.421-426) */
+/* Acquisition.recheck (l.435-440) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -111,7 +111,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.390-419) */
+/* Acquisition.busy (l.404-433) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -125,7 +125,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.429-447) */
+/* Acquisition.attemptFailed (l.443-461) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -135,7 +135,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.502-526), from LockState.granted: a grant notification */
+/* Acquisition.granted (l.516-540), from LockState.granted: a grant notification */
 inline granted(c, ser, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -163,7 +163,7 @@ inline granted(c, ser, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.228-289) and answered (l.291-322); onConfirmed (l.366-388) */
+/* Acquisition.onReply (l.241-303) and answered (l.305-336); onConfirmed (l.380-402) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if
