@@ -36,13 +36,25 @@ local function keep_at_least(key, ms)
   return pttl
 end
 
+-- The marker's time to live as this call last read or set it (nil: not yet), so that a call keeps
+-- it with one PTTL however often it asks. Redis's clock moves while a script runs, so a time read
+-- earlier overstates the marker's by as long as the call has run: it is trusted only a second
+-- beyond what is asked (no script runs that long), else read again.
+local name_ttl
+
 -- Keeps the name's marker at least `ms` more, and its holder sets with it whenever it is raised
 -- (a set never ends before the marker: they are raised together, and a new set is given the
 -- marker's time to live when it is made, see add_hold).
 local function keep_name(ms)
+  ms = tonumber(ms)
+  if name_ttl and name_ttl >= ms + 1000 then
+    return
+  end
   local pttl = redis.call('PTTL', KEYS[1])
-  if pttl ~= -2 and pttl < tonumber(ms) then
+  name_ttl = pttl
+  if pttl ~= -2 and pttl < ms then
     redis.call('PEXPIRE', KEYS[1], ms)
+    name_ttl = ms
     for _, set in ipairs(NAME_SETS) do
       keep_at_least(set, ms)
     end
@@ -79,34 +91,41 @@ local function claim_kind(marker, what, retention_ms)
     error('WRONGKIND the name has waiters of an exclusive lock, not ' .. what)
   end
   redis.call('SET', KEYS[1], marker, 'PX', retention_ms)
+  name_ttl = tonumber(retention_ms)
   for _, set in ipairs(NAME_SETS) do
     keep_at_least(set, retention_ms) -- left by holds whose marker Redis lost (a restart, a failover)
   end
 end
 
--- The members of holder set `set` whose hold is still there; the others leave the set.
+-- Holder sets this call knows to be there, each with the expiry every set is given when made
+-- (see add_hold): set -> true. A set's last member leaving deletes it, and with it the mark.
+local sets_made = {}
+
+-- The members of holder set `set` whose hold is still there (the others leave the set), and the
+-- soonest any of them ends, in ms from now (-1 if none does: nobody holds, or no hold expires).
 local function live_holders(set)
-  local live = {}
+  local live, soonest = {}, -1
   for _, owner in ipairs(redis.call('SMEMBERS', set)) do
-    if redis.call('EXISTS', hold_key(owner)) == 1 then
-      live[#live + 1] = owner
-    else
+    local pttl = redis.call('PTTL', KEYS[1] .. ':h:' .. owner)
+    if pttl == -2 then
       redis.call('SREM', set, owner)
+    else
+      live[#live + 1] = owner
+      if pttl > 0 and (soonest < 0 or pttl < soonest) then
+        soonest = pttl
+      end
     end
   end
-  return live
+  sets_made[set] = #live > 0 or nil
+  return live, soonest
 end
 
--- The soonest any of `owners` holds end, in ms from now; -1 if none holds.
-local function soonest_end(owners)
-  local soonest = -1
-  for _, owner in ipairs(owners) do
-    local pttl = redis.call('PTTL', hold_key(owner))
-    if pttl > 0 and (soonest < 0 or pttl < soonest) then
-      soonest = pttl
-    end
+-- The sooner of two ends as live_holders gives them (-1: none).
+local function sooner(a, b)
+  if a < 0 or (b >= 0 and b < a) then
+    return b
   end
-  return soonest
+  return a
 end
 
 -- Makes `owner` a holder in `set` with `token`, for `lease_ms` (first only `px_ms` from now, if
@@ -115,8 +134,11 @@ local function add_hold(set, owner, token, lease_ms, now_us, since, px_ms)
   redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px_ms or lease_ms)
   redis.call('SADD', set, owner)
   keep_name(lease_ms)
-  if redis.call('PTTL', set) == -1 then
-    redis.call('PEXPIRE', set, math.max(redis.call('PTTL', KEYS[1]), tonumber(lease_ms)))
+  if not sets_made[set] then
+    if redis.call('PTTL', set) == -1 then
+      redis.call('PEXPIRE', set, math.max(redis.call('PTTL', KEYS[1]), tonumber(lease_ms)))
+    end
+    sets_made[set] = true
   end
 end
 
@@ -125,8 +147,10 @@ local function hold_of(owner)
   return parse_lock(redis.call('GET', hold_key(owner)))
 end
 
--- Ends the hold of `owner` in `set`.
+-- Ends the hold of `owner` in `set`; whether it had one (its key was there).
 local function drop_hold(set, owner)
-  redis.call('DEL', hold_key(owner))
+  local had = redis.call('DEL', hold_key(owner)) == 1
   redis.call('SREM', set, owner)
+  sets_made[set] = nil
+  return had
 end

@@ -74,14 +74,13 @@ end
 -- expiry: "<lease ms> <claim ms> [<lane> ]<channel>". The queue keys outlive their last entry by at
 -- most one entry lifetime.
 local function enqueue(owner, now_ms, now_us, ttl_ms, rest)
-  if not redis.call('ZSCORE', QUEUE, owner) then
-    redis.call('ZADD', QUEUE, now_us, owner)
-  end
+  redis.call('ZADD', QUEUE, 'NX', now_us, owner) -- a waiter queued already keeps its place
   redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + ttl_ms) .. ' ' .. rest)
-  for _, key in ipairs({QUEUE, WAITERS}) do
-    if redis.call('PTTL', key) < ttl_ms then
-      redis.call('PEXPIRE', key, ttl_ms)
-    end
+  if redis.call('PTTL', QUEUE) < ttl_ms then
+    redis.call('PEXPIRE', QUEUE, ttl_ms)
+  end
+  if redis.call('PTTL', WAITERS) < ttl_ms then
+    redis.call('PEXPIRE', WAITERS, ttl_ms)
   end
 end
 

@@ -23,8 +23,7 @@
 -- @include readwrite.lua
 
 local owner, lease, mode, retention, lane = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[6]
-local _, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
-local entry_ms = tonumber(string.match(ARGV[5], '^(%d+)'))
+local entry_ms, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
 local set = holders_of(lane)
 claim_kind('readwrite', 'a read-write lock', retention)
 local now_ms, now_us = server_time()
@@ -78,7 +77,9 @@ if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
   return {-3, 0, 0, issued()}
 end
 
-local writers, readers = live_holders(WRITERS), live_holders(READERS)
+-- wsoon, rsoon: when the first live write hold and read hold end (see live_holders).
+local writers, wsoon = live_holders(WRITERS)
+local readers, rsoon = live_holders(READERS)
 local downgrade = lane == 'r' and #writers == 1 and writers[1] == ARGV[7]
 local function free()
   return (lane == 'w' and #writers == 0 and #readers == 0) or (lane == 'r' and (#writers == 0 or downgrade))
@@ -93,7 +94,8 @@ if free() then
     if granted then
       return held(token, since)
     end
-    writers, readers = live_holders(WRITERS), live_holders(READERS)
+    writers, wsoon = live_holders(WRITERS)
+    readers, rsoon = live_holders(READERS)
     first = first_live_waiter(now_ms)
   end
   if free() and (downgrade or not first or first == owner) then
@@ -109,13 +111,9 @@ if free() then
   end
 end
 
-local holding = writers
-for _, r in ipairs(readers) do
-  holding[#holding + 1] = r
-end
 if mode ~= 'try' then
-  enqueue(owner, now_ms, now_us, entry_ms, ARGV[2] .. ' ' .. claim_ms .. ' ' .. lane .. ' ' .. channel)
+  enqueue(owner, now_ms, now_us, tonumber(entry_ms), ARGV[2] .. ' ' .. claim_ms .. ' ' .. lane .. ' ' .. channel)
   keep_name(entry_ms)
-  return {0, 0, soonest_end(holding), issued()}
+  return {0, 0, sooner(wsoon, rsoon), issued()}
 end
-return {0, 0, soonest_end(holding)}
+return {0, 0, sooner(wsoon, rsoon)}

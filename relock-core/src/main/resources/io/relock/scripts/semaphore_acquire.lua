@@ -18,11 +18,10 @@
 -- @include semaphore.lua
 
 local owner, lease, mode, retention = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local _, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
-local entry_ms = tonumber(string.match(ARGV[5], '^(%d+)'))
+local entry_ms, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
 local permits = tonumber(ARGV[6])
 if permits > 0 then
-  claim_kind('semaphore ' .. permits, 'a semaphore of ' .. permits .. ' permits', retention)
+  claim_kind('semaphore ' .. ARGV[6], 'a semaphore of ' .. ARGV[6] .. ' permits', retention)
 else
   permits = declared_permits()
 end
@@ -59,7 +58,9 @@ if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
   return {-3, 0, 0, issued()}
 end
 
-local live = live_holders(HOLDERS)
+-- soonest: when the first of the live holds ends (what a waiter waits for at most before asking
+-- again, in case nobody releases).
+local live, soonest = live_holders(HOLDERS)
 if #live < permits then
   local first = first_live_waiter(now_ms)
   if first and first ~= owner then
@@ -70,7 +71,7 @@ if #live < permits then
     if granted then
       return {3, tonumber(token), 1}
     end
-    live = live_holders(HOLDERS)
+    live, soonest = live_holders(HOLDERS)
     first = first_live_waiter(now_ms)
   end
   if #live < permits and (not first or first == owner) then
@@ -84,8 +85,8 @@ if #live < permits then
 end
 
 if mode ~= 'try' then
-  enqueue(owner, now_ms, now_us, entry_ms, ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
+  enqueue(owner, now_ms, now_us, tonumber(entry_ms), ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
   keep_name(entry_ms)
-  return {0, 0, soonest_end(live), issued()}
+  return {0, 0, soonest, issued()}
 end
-return {0, 0, soonest_end(live)}
+return {0, 0, soonest}

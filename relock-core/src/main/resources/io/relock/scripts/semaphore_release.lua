@@ -21,10 +21,9 @@
 
 local owner, retention = ARGV[1], ARGV[3]
 local permits = declared_permits()
-if not hold_of(owner) then
+if not drop_hold(HOLDERS, owner) then
   -- Its hold may have been the one in the waiters' way (even if another script already found it
   -- gone and dropped it from the set, which serves nobody).
-  redis.call('SREM', HOLDERS, owner)
   local now_ms, now_us = server_time()
   grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
   if permits > 0 then
@@ -32,7 +31,6 @@ if not hold_of(owner) then
   end
   return {-1, 0}
 end
-drop_hold(HOLDERS, owner)
 if permits > 0 then
   refresh_name(retention)
 end
