@@ -42,10 +42,11 @@ end
 -- beyond what is asked (no script runs that long), else read again.
 local name_ttl
 
--- Keeps the name's marker at least `ms` more, and its holder sets with it whenever it is raised
--- (a set never ends before the marker: they are raised together, and a new set is given the
--- marker's time to live when it is made, see add_hold).
-local function keep_name(ms)
+-- Keeps the name's marker at least `ms` more (raising it to `to` ms, if given, else to `ms`, when
+-- it would end sooner), and its holder sets with it whenever it is raised (a set never ends before
+-- the marker: they are raised together, and a new set is given the marker's time to live when it
+-- is made, see add_hold).
+local function keep_name(ms, to)
   ms = tonumber(ms)
   if name_ttl and name_ttl >= ms + 1000 then
     return
@@ -53,20 +54,21 @@ local function keep_name(ms)
   local pttl = redis.call('PTTL', KEYS[1])
   name_ttl = pttl
   if pttl ~= -2 and pttl < ms then
-    redis.call('PEXPIRE', KEYS[1], ms)
-    name_ttl = ms
+    to = to or ms
+    redis.call('PEXPIRE', KEYS[1], to)
+    name_ttl = to
     for _, set in ipairs(NAME_SETS) do
-      keep_at_least(set, ms)
+      keep_at_least(set, to)
     end
   end
 end
 
--- Keeps the marker for the fence retention from now: refreshed at most about once a second (when
--- more than a tenth of the retention, at most 1 s, has passed since), so that a busy name does not
--- rewrite it on every call.
+-- Keeps the marker for the fence retention from now, rewritten at most about once a second: only
+-- once more than a tenth of the retention (at most 1 s) has passed since it was last set to the
+-- whole retention, so that a busy name does not rewrite it (and its holder sets) on every call.
 local function refresh_name(retention_ms)
   local retention = tonumber(retention_ms)
-  keep_name(retention - math.min(math.floor(retention / 10), 1000))
+  keep_name(retention - math.min(math.floor(retention / 10), 1000), retention)
 end
 
 -- Checks that the name is of kind `marker` (or unused) and marks it so for at least `retention_ms`

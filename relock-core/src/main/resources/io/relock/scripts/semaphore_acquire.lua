@@ -14,12 +14,64 @@
 -- @include lockvalue.lua
 -- @include fence.lua
 -- @include queue.lua
--- @include holders.lua
--- @include semaphore.lua
 
 local owner, lease, mode, retention = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local entry_ms, claim_ms, acked, channel = string.match(ARGV[5], '^(%d+) (%d+) ([01]) (.+)$')
 local permits = tonumber(ARGV[6])
+
+-- The common cases first, before the rest is set up (Redis runs a script's every line on every
+-- call): a 'wait' or 'try' on a semaphore marked with the declared permits, whose marker needs no
+-- refresh and lasts well beyond what this call would keep it for, by a caller that is not in the
+-- holder set (every hold is: see holders.lua), when either
+--   every permit is held by a hold still there: a 'wait' queues, and both answer when the soonest
+--   of those holds ends; or
+--   fewer holders are listed than there are permits (a permit is free, whether or not a listed
+--   hold has ended meanwhile) and nobody is queued: the caller takes one.
+-- It only reads until one of these is certain; anything else goes on to the general code below,
+-- which does the same in these cases (and also forgets holders whose holds ended).
+if (mode == 'wait' or mode == 'try') and redis.call('GET', KEYS[1]) == 'semaphore ' .. ARGV[6] then
+  local name_ttl, r = redis.call('PTTL', KEYS[1]), tonumber(retention)
+  local holders = redis.call('SMEMBERS', KEYS[1] .. ':holders')
+  local usual = name_ttl >= r - math.min(math.floor(r / 10), 1000)
+  for i = 1, #holders do
+    if holders[i] == owner then
+      usual = false
+    end
+  end
+  if usual and #holders >= permits then
+    local soonest = -1
+    for i = 1, #holders do
+      local pttl = redis.call('PTTL', KEYS[1] .. ':h:' .. holders[i])
+      if pttl == -2 then
+        usual = false -- an ended hold: its permit may be free
+        break
+      elseif pttl > 0 and (soonest < 0 or pttl < soonest) then
+        soonest = pttl
+      end
+    end
+    if usual and mode == 'try' then
+      return {0, 0, soonest}
+    elseif usual and name_ttl >= tonumber(entry_ms) + 1000 then
+      local now_ms, now_us = server_time()
+      enqueue(owner, now_ms, now_us, tonumber(entry_ms), ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
+      return {0, 0, soonest, math.max(read_fence(), now_us)}
+    end
+  elseif usual and name_ttl >= lease + 1000 and redis.call('EXISTS', QUEUE) == 0 then
+    local _, now_us = server_time()
+    local token = issue_token(now_us, retention)
+    redis.call('SET', KEYS[1] .. ':h:' .. owner, lock_value(owner, token, 1, ARGV[2], now_us, '-'), 'PX', ARGV[2])
+    redis.call('SADD', KEYS[1] .. ':holders', owner)
+    if #holders == 0 then
+      -- A new set: it lasts as long as the marker (see holders.lua's add_hold).
+      redis.call('PEXPIRE', KEYS[1] .. ':holders', name_ttl)
+    end
+    return {1, token, 1}
+  end
+end
+
+-- @include holders.lua
+-- @include semaphore.lua
+
 if permits > 0 then
   claim_kind('semaphore ' .. ARGV[6], 'a semaphore of ' .. ARGV[6] .. ' permits', retention)
 else

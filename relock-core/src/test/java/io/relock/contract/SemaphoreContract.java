@@ -101,6 +101,22 @@ public abstract class SemaphoreContract extends RelockContract {
     }
   }
 
+  /**
+   * A busy name's marker is rewritten about once a second, not at every call: once it has run a
+   * second (a tenth of the retention, at most 1 s) short of the fence retention, the next call
+   * gives it the whole retention again, not just that second back (which would make every later
+   * call rewrite it, and its holder set with it).
+   */
+  @Test
+  void theKindMarker_isRefreshedToTheWholeRetention_soThatABusyNameRewritesItRarely() {
+    Relock client = client(b -> b.fenceRetention(Duration.ofSeconds(60)));
+    DistributedSemaphore sem = client.semaphore("busy", 2);
+    sem.acquire(Duration.ZERO).close();
+    await("a second of the retention passed", () -> (Long) redis("PTTL", lockKey("busy")) < 58_900);
+    sem.acquire(Duration.ZERO).close();
+    assertThat((Long) redis("PTTL", lockKey("busy"))).as("the marker, refreshed").isGreaterThan(59_500L);
+  }
+
   private void awaitNoPermitHeld(String name) {
     await("no permit of " + name + " left in Redis", () -> ((List<?>) redis("KEYS", lockKey(name) + ":h:*")).isEmpty());
   }
