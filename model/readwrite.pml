@@ -55,7 +55,7 @@ inline kind_start(c) {
 
 /* ================================ readwrite.lua ================================ */
 
-/* holders.lua live_holders (l.88-98) of WRITERS and READERS, and readwrite.lua read_epoch
+/* holders.lua live_holders (l.108-123) of WRITERS and READERS, and readwrite.lua read_epoch
  * (l.31-39): t_nw writers and t_nr readers whose hold key is there, t_epoch a live reader's
  * token (0: none) */
 inline live_holders() {
@@ -134,25 +134,25 @@ inline grant_waiting() {
   od
 }
 
-/* whether the lock is free for c's lane (readwrite_acquire.lua l.83-85; no downgrade) */
+/* whether the lock is free for c's lane (readwrite_acquire.lua l.84-86; no downgrade) */
 #define FREE(c) ((lane[c] == LW && t_nw == 0 && t_nr == 0) || (lane[c] == LR && t_nw == 0))
 
 /* readwrite_acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon' */
 inline acquire(c, mode) {
-  /* l.29 claim_kind: the marker (which only keeps kinds apart) is not modelled */
-  /* l.44-66: the caller holds: 'abandon' drops it and hands on; else held(token, since) */
+  /* l.28 claim_kind: the marker (which only keeps kinds apart) is not modelled */
+  /* l.43-65: the caller holds: 'abandon' drops it and hands on; else held(token, since) */
   if
   :: HOLDS(c) && mode == C_ABANDON -> drop_hold(c); grant_waiting(); reply(c, R_M1, 0, 0, 0); goto acq_done
   :: HOLDS(c) && mode != C_ABANDON -> reply(c, R_3, htk[c], 0, hsr[c]); goto acq_done
   :: else
   fi;
-  /* l.71-76 */
+  /* l.70-75 */
   if
   :: mode == C_GIVEUP || mode == C_ABANDON ->
      forget_waiter(c); grant_waiting(); reply(c, R_M1, 0, 0, 0); goto acq_done
   :: else
   fi;
-  /* l.77-79 */
+  /* l.76-78 */
   if
   :: mode == C_RECHECK ->
      queued(c, t_ok);
@@ -162,12 +162,12 @@ inline acquire(c, mode) {
      fi
   :: else
   fi;
-  live_holders();   /* l.81 */
+  live_holders();   /* l.81-82 */
   if
-  :: FREE(c) ->     /* l.86 */
+  :: FREE(c) ->     /* l.87 */
      first_live_waiter();
      if
-     :: t_first != 0 && t_first != c ->   /* l.88-98: those ahead go first */
+     :: t_first != 0 && t_first != c ->   /* l.89-100: those ahead go first */
         grant_waiting();
         if
         :: HOLDS(c) -> reply(c, R_3, htk[c], 0, hsr[c]); goto acq_done
@@ -177,7 +177,7 @@ inline acquire(c, mode) {
      :: else
      fi;
      if
-     :: FREE(c) && (t_first == 0 || t_first == c) ->   /* l.99-109: taken */
+     :: FREE(c) && (t_first == 0 || t_first == c) ->   /* l.101-111: taken */
         forget_waiter(c);
         lane_token(c);
         add_hold(c, t_v, t_tok, LEASE);
@@ -190,7 +190,7 @@ inline acquire(c, mode) {
      fi
   :: else
   fi;
-  /* l.112-119: queued, told when the first hold ends */
+  /* l.114-119: queued, told when the first hold ends */
   soonest_end();
   enqueue(c);
   t_v = ISSUED;

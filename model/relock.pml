@@ -372,7 +372,7 @@ inline pop_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.76-86) */
+/* queue.lua enqueue (l.78-87) */
 inline enqueue(w) {
   queued(w, t_ok);
   if

@@ -275,7 +275,7 @@ inline issue_token() {
 /* the scripts' issued(): max(read_fence(), now_us) */
 #define ISSUED (fv > NOWUS -> fv : NOWUS)
 
-/* holders.lua add_hold (l.114-121): the hold key of w, for px from now (the set, the marker and
+/* holders.lua add_hold (l.135-145): the hold key of w, for px from now (the set, the marker and
  * their expiries are not modelled: see README.md) */
 inline add_hold(w, tok, ser, px) {
   pick_drift();
@@ -283,12 +283,12 @@ inline add_hold(w, tok, ser, px) {
   hend[w] = 0
 }
 
-/* holders.lua drop_hold (l.129-132) */
+/* holders.lua drop_hold (l.153-158) */
 inline drop_hold(w) {
   hexp[w] = 0; htk[w] = 0; hsr[w] = 0
 }
 
-/* holders.lua soonest_end (l.101-110) over every live hold: ticks until the first ends; NONE if none */
+/* holders.lua live_holders (l.108-123, with sooner l.126-131) over every live hold: ticks until the first ends; NONE if none */
 inline soonest_end() {
   t_pttl = NONE;
   t_i = 1;
@@ -345,7 +345,7 @@ inline first_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.76-86) */
+/* queue.lua enqueue (l.78-87) */
 inline enqueue(w) {
   queued(w, t_ok);
   if
@@ -369,7 +369,7 @@ inline any_live_entry(res) {
   od
 }
 
-/* queue.lua notify (l.90-101): PUBLISH "<serial>[:<token>] <owner> <state>" on the waiter's
+/* queue.lua notify (l.91-102): PUBLISH "<serial>[:<token>] <owner> <state>" on the waiter's
  * channel; delivered, delayed or lost */
 inline notify(w, ser, tok) {
   if

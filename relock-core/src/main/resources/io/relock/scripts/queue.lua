@@ -71,17 +71,18 @@ local function successor_to_pass(arg, now_ms)
 end
 
 -- Queues `owner` (or refreshes its entry) to live `ttl_ms` more; `rest` is its entry after the
--- expiry: "<lease ms> <claim ms> [<lane> ]<channel>". A queue key that would end before the entry
--- is given twice its lifetime, so that a busy queue rewrites its expiries about once a lifetime,
--- not at every call; the keys outlive their last entry by at most one entry lifetime.
+-- expiry: "<lease ms> <claim ms> [<lane> ]<channel>". The queue keys outlive their last entry by at
+-- most one entry lifetime, and never outlive the name's marker where it has one (its scripts keep
+-- the marker at least an entry lifetime more: else claim_kind would take a queue of dead entries
+-- for an exclusive lock's waiters).
 local function enqueue(owner, now_ms, now_us, ttl_ms, rest)
   redis.call('ZADD', QUEUE, 'NX', now_us, owner) -- a waiter queued already keeps its place
   redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + ttl_ms) .. ' ' .. rest)
   if redis.call('PTTL', QUEUE) < ttl_ms then
-    redis.call('PEXPIRE', QUEUE, 2 * ttl_ms)
+    redis.call('PEXPIRE', QUEUE, ttl_ms)
   end
   if redis.call('PTTL', WAITERS) < ttl_ms then
-    redis.call('PEXPIRE', WAITERS, 2 * ttl_ms)
+    redis.call('PEXPIRE', WAITERS, ttl_ms)
   end
 end
 

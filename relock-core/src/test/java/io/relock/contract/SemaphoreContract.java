@@ -117,6 +117,26 @@ public abstract class SemaphoreContract extends RelockContract {
     assertThat((Long) redis("PTTL", lockKey("busy"))).as("the marker, refreshed").isGreaterThan(59_500L);
   }
 
+  /**
+   * The wait queue never outlives the name's marker, also with a fence retention shorter than a
+   * queue entry: else, once the marker ended, the queue left by a waiter that died would make the
+   * name read as an exclusive lock's waiters, and every acquisition of it fail.
+   */
+  @Test
+  void theWaitQueue_neverOutlivesTheKindMarker() throws Exception {
+    Relock shortRetention = client(b -> b.fenceRetention(Duration.ofMillis(800)));
+    CompletableFuture<LockLease> waiter;
+    try (LockLease held = shortRetention.semaphore("queued", 1).acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+      waiter = shortRetention.semaphore("queued", 1).acquireAsync(PATIENCE);
+      await("queued", () -> redis("ZCARD", lockKey("queued") + ":q").equals(1L));
+      for (String key : List.of(lockKey("queued") + ":q", lockKey("queued") + ":qi")) {
+        long queue = (Long) redis("PTTL", key);
+        assertThat(queue).as(key + " against the marker").isLessThanOrEqualTo((Long) redis("PTTL", lockKey("queued")) + 100);
+      }
+    }
+    waiter.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+  }
+
   private void awaitNoPermitHeld(String name) {
     await("no permit of " + name + " left in Redis", () -> ((List<?>) redis("KEYS", lockKey(name) + ":h:*")).isEmpty());
   }
