@@ -50,7 +50,7 @@ class AclTest {
         assertThat(run.stderrLines()).singleElement().asString()
             .startsWith("relock run: ")
             .contains("'narrow'")
-            .contains("ZSCORE in acquire.lua")
+            .contains("ZADD in acquire.lua")
             .contains("RedisAcl")
             .doesNotContain("pw@");
       }

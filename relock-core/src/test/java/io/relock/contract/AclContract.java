@@ -131,7 +131,7 @@ public abstract class AclContract {
     assertThatThrownBy(() -> relock.lock("no-sortedset").acquire(Duration.ofSeconds(5)))
         .isInstanceOf(RelockException.class)
         .hasMessageContaining("'no-sortedset'")
-        .hasMessageContaining("ZSCORE in acquire.lua")
+        .hasMessageContaining("ZADD in acquire.lua")
         .hasMessageContaining("RedisAcl");
     held.close();
     assertThat(relock.inspect("no-sortedset").isHeld()).as("nothing left held").isFalse();
