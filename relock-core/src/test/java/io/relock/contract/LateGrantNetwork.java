@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * A network that makes one waiter learn of a hand-over late: it loses every notification, holds
@@ -15,8 +14,7 @@ import java.util.function.Consumer;
  * delays every renewal's reply by {@code renewalDelay}. Everything runs on the real driver, against
  * the real Redis, when it is sent.
  */
-final class LateGrantNetwork implements RedisDriver {
-  private final RedisDriver real;
+final class LateGrantNetwork extends LostNotificationsNetwork {
   private final long claimEndNanosAfterBusy;
   private final long renewalDelayNanos;
   /** When the last acquire call that found the lock busy was sent. */
@@ -27,7 +25,7 @@ final class LateGrantNetwork implements RedisDriver {
    *     call the waiter counts a hand-over as surely its own
    */
   LateGrantNetwork(RedisDriver real, Duration claimLessDrift, Duration leftOfClaim, Duration renewalDelay) {
-    this.real = real;
+    super(real);
     this.claimEndNanosAfterBusy = claimLessDrift.minus(leftOfClaim).toNanos();
     this.renewalDelayNanos = renewalDelay.toNanos();
   }
@@ -63,25 +61,5 @@ final class LateGrantNetwork implements RedisDriver {
       }
     }));
     return late;
-  }
-
-  @Override
-  public CompletableFuture<String> scriptLoad(String script) {
-    return real.scriptLoad(script);
-  }
-
-  @Override
-  public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
-    return real.subscribe(channel, message -> {}); // every notification is lost
-  }
-
-  @Override
-  public void onReconnect(Runnable listener) {
-    real.onReconnect(listener);
-  }
-
-  @Override
-  public void close() {
-    real.close();
   }
 }

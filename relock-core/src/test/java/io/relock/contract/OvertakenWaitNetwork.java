@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
 /**
  * A network on which a waiter's {@code wait}, sent again after a lost reply, is overtaken by a
@@ -18,8 +17,7 @@ import java.util.function.Consumer;
  * (the test delivers the ones it needs). Everything else runs on the real driver, against the real
  * Redis, as it comes.
  */
-final class OvertakenWaitNetwork implements RedisDriver {
-  private final RedisDriver real;
+final class OvertakenWaitNetwork extends LostNotificationsNetwork {
   private final String lockKey;
   private boolean firstWaitRan;
   private HeldBack heldBack;
@@ -29,7 +27,7 @@ final class OvertakenWaitNetwork implements RedisDriver {
   private record HeldBack(List<String> keys, List<String> args, CompletableFuture<List<Object>> caller) {}
 
   OvertakenWaitNetwork(RedisDriver real, String lockKey) {
-    this.real = real;
+    super(real);
     this.lockKey = lockKey;
   }
 
@@ -92,29 +90,10 @@ final class OvertakenWaitNetwork implements RedisDriver {
     return call.caller();
   }
 
-  @Override
-  public CompletableFuture<String> scriptLoad(String script) {
-    return real.scriptLoad(script);
-  }
-
-  @Override
-  public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
-    return real.subscribe(channel, message -> {}); // every notification is lost
-  }
-
-  @Override
-  public void onReconnect(Runnable listener) {
-    real.onReconnect(listener);
-  }
 
   /** True: a held-back call stays unsent, and unfailed, until the test or a release sends it. */
   @Override
   public boolean timesOutCommands() {
     return true;
-  }
-
-  @Override
-  public void close() {
-    real.close();
   }
 }
