@@ -109,6 +109,13 @@ final class Acquisition {
   private boolean freedInFlight;
   /** Whether the lock came by hand-over (a grant, or a pass within the client): for observers. */
   private boolean handedOver;
+  /**
+   * Whether a release in flight names this waiter as its heir (see {@link #promised}): it may be
+   * queued in Redis without having asked, and asks nothing until that release has answered.
+   */
+  private boolean promised;
+  /** Whether this acquisition sent a call while {@link #promised} (for a grant it heard of). */
+  private boolean askedWhilePromised;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
       long leaseMillis, boolean renewed, JointAttempt joint, Observers.Wait watched) {
@@ -145,7 +152,7 @@ final class Acquisition {
 
   /** Queued in Redis and still waiting there: a release of this client may pass the lock to it. */
   boolean isWaitingInRedis() {
-    return phase == Phase.ACTIVE && inRedis && reentering == null;
+    return phase == Phase.ACTIVE && inRedis && reentering == null && !promised;
   }
 
   /** Waiting in Redis with every reply handled: for a grant, or for its next recheck. */
@@ -194,10 +201,81 @@ final class Acquisition {
     send("wait");
   }
 
+  // ---- an heir: queued in Redis by a release of this client ---------------------------------
+
+  /** Waiting in the client, with time left, and not named by another release: it may be an heir. */
+  boolean mayBeHeir() {
+    return phase == Phase.LOCAL && !promised && !isZeroWait() && (!timed() || deadlineNanos - System.nanoTime() > 0);
+  }
+
+  /** What a release names this heir with: " <owner> <entry ttl ms> <lease ms> <claim ms>" (see ScriptCalls#release). */
+  String heirArgument() {
+    return " " + owner + " " + entryLifetimeMillis() + " " + leaseMillis + " " + engine.claimMillis();
+  }
+
+  /**
+   * A release of this client names this waiter as its heir: if it passes the lock to the waiter
+   * ahead of this one, Redis queues this one in that waiter's place. Until the release answers,
+   * this acquisition counts as waiting in Redis with a call in flight: Redis may grant it the lock
+   * from that place (a grant notification then completes it, as for any waiter), and it sends
+   * nothing of its own (a call of its own could reach Redis after a grant it learnt of from the
+   * notification, and take the lock again for nobody). Any grant to it starts after now.
+   */
+  void promised() {
+    promised = true;
+    phase = Phase.ACTIVE;
+    inRedis = true;
+    grantNoEarlierThan = System.nanoTime();
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} promised a place", owner);
+    }
+  }
+
+  /**
+   * The release that named this heir has answered: queued in its predecessor's place ({@code
+   * TRUE}), not ({@code FALSE}), or not known ({@code null}: the call failed and may have run).
+   */
+  void placeHanded(Boolean queued) {
+    if (!promised) {
+      return;
+    }
+    promised = false;
+    if (trace.isTraceEnabled()) {
+      trace.trace("{} place handed {} phase {} in flight {}", owner, queued, phase, inFlight);
+    }
+    if (Boolean.FALSE.equals(queued) && !askedWhilePromised) {
+      inRedis = false; // not queued, so granted nothing, and it asked nothing itself
+    }
+    switch (phase) {
+      case WITHDRAWING -> {
+        if (!inFlight) {
+          cleanUp(null); // withdraws the place, or whatever was granted from it
+        }
+      }
+      case ACTIVE -> {
+        if (inFlight) {
+          return; // a recheck it sent for a grant: its reply says what Redis holds
+        }
+        if (Boolean.TRUE.equals(queued)) {
+          busy("wait", grantNoEarlierThan, -1); // waits in Redis, as if its own 'wait' had queued it
+        } else if (queued == null || state.isFirstInQueue(this)) {
+          send("wait");
+        } else {
+          phase = Phase.LOCAL;
+          waitLocally();
+        }
+      }
+      default -> {
+        // HELD (granted from the place) or SETTLED: nothing left to do.
+      }
+    }
+  }
+
   // ---- talking to Redis ---------------------------------------------------------------------
 
   private void send(String mode) {
     inFlight = true;
+    askedWhilePromised |= promised;
     waitSentAgain = "wait".equals(mode) && inRedis;
     if (!"reenter".equals(mode)) {
       inRedis = true;
@@ -611,6 +689,9 @@ final class Acquisition {
    * whatever may still be there, until Redis confirms it is gone.
    */
   private void cleanUp(Throwable lastError) {
+    if (promised) {
+      return; // the release that named it as heir answers first (see placeHanded)
+    }
     if (lastError == null && (!inRedis || reentering != null)) {
       // Nothing in Redis (a re-entry's extra count there is harmless: the last unlock frees all).
       settle();
@@ -687,7 +768,7 @@ final class Acquisition {
 
   /** The connection came back: re-check or retry now rather than at the next timer. */
   void reconnected() {
-    if (phase == Phase.ACTIVE || phase == Phase.WITHDRAWING) {
+    if ((phase == Phase.ACTIVE || phase == Phase.WITHDRAWING) && !promised) {
       timer.now();
     }
   }

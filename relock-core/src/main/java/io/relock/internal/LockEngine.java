@@ -550,10 +550,10 @@ public final class LockEngine {
    * @param careful whether it may well find another owner's hold (see {@link ScriptCalls#release})
    */
   CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, boolean careful, Acquisition successor,
-      boolean ahead) {
+      boolean ahead, Acquisition heir) {
     LockKind kind = h.state.kind;
     List<String> args = kind.releaseArgs(h.owner, all, careful, fenceRetention,
-        successor == null ? null : successor.owner, ahead);
+        successor == null ? null : successor.owner, ahead, heir == null ? null : heir.heirArgument());
     return scripts.run(kind.releaseScript(), h.state.scriptKeys, args, h.lockName());
   }
 

@@ -43,8 +43,8 @@ abstract class LockKind {
 
   /**
    * Whether a client's waiters queue locally, only the first of them waiting in Redis, and a
-   * release passes the lock straight to the client's next waiter. Only where one owner holds the
-   * lock at a time: a semaphore or readers grant several waiters at once.
+   * release passes the lock straight to the client's next waiter: an exclusive lock, a semaphore.
+   * Not a read-write lock's lanes, where a release may free the lock for several readers at once.
    */
   abstract boolean queuesLocally();
 
@@ -78,10 +78,21 @@ abstract class LockKind {
    *
    * @param careful whether the release may well find another owner's hold (see {@link
    *     ScriptCalls#release}); only an exclusive lock's release tells
+   * @param heir the client's waiter after the successor, with what its queue entry needs (see
+   *     {@link ScriptCalls#release}); null unless {@link #handsPlaceOn}
    */
   List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
-      boolean ahead) {
-    return ScriptCalls.release(owner, all, careful, retentionMillis, successor, ahead);
+      boolean ahead, String heir) {
+    return ScriptCalls.release(owner, all, careful, retentionMillis, successor, ahead, heir);
+  }
+
+  /**
+   * Whether a release that passes the lock to this client's waiter queued in Redis also hands that
+   * waiter's place in the queue to the client's next waiter, which then never asks Redis itself
+   * (see queue.lua's hand_place_on).
+   */
+  boolean handsPlaceOn() {
+    return false;
   }
 
   /** The kind whose local state has key {@code stateKey} (as a grant notification names it). */
@@ -163,8 +174,8 @@ abstract class LockKind {
     /** A shared hold is a key of its owner's: its release never takes another owner's. */
     @Override
     List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
-        boolean ahead) {
-      return super.releaseArgs(owner, all, false, retentionMillis, successor, ahead);
+        boolean ahead, String heir) {
+      return super.releaseArgs(owner, all, false, retentionMillis, successor, ahead, heir);
     }
 
     @Override
@@ -207,8 +218,18 @@ abstract class LockKind {
       return false;
     }
 
+    /**
+     * A client's waiters queue locally too: the first waits in Redis, where it queued only because
+     * no permit was free; a permit freed later goes to the queue first anyway, so the others lose
+     * nothing by waiting behind it in the client.
+     */
     @Override
-    boolean passesWithin() {
+    boolean queuesLocally() {
+      return true;
+    }
+
+    @Override
+    boolean handsPlaceOn() {
       return true;
     }
 
@@ -264,8 +285,8 @@ abstract class LockKind {
 
     @Override
     List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
-        boolean ahead) {
-      return plus(super.releaseArgs(owner, all, false, retentionMillis, null, false), String.valueOf(lane));
+        boolean ahead, String heir) {
+      return plus(super.releaseArgs(owner, all, false, retentionMillis, null, false, null), String.valueOf(lane));
     }
 
     @Override

@@ -213,7 +213,7 @@ final class LockState {
         done.complete(new Release.Outcome(h, h.lostReason()));
         return;
       }
-      start(new Release(this, h, false, null, false, done));
+      start(new Release(this, h, false, null, false, null, done));
       return;
     }
     h.threadHolds = 0;
@@ -232,7 +232,8 @@ final class LockState {
   /**
    * Releases every hold of {@code h} in Redis, passing the lock (or the permit) to this client's
    * next waiter if one is queued in Redis (ahead of other clients at most {@link
-   * LockEngine#PASSES_AHEAD} times in a row).
+   * LockEngine#PASSES_AHEAD} times in a row), and, where the kind hands places on, that waiter's
+   * place in Redis's queue to the waiter after it.
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
@@ -250,7 +251,31 @@ final class LockState {
     if (successor != null) {
       passes++;
     }
-    start(new Release(this, h, true, successor, ahead, answered));
+    Acquisition heir = successor != null && kind.handsPlaceOn() ? heirAfter(successor) : null;
+    Release r = new Release(this, h, true, successor, ahead, heir, answered);
+    if (heir != null) {
+      heir.promised();
+    }
+    start(r);
+  }
+
+  /**
+   * The waiter after {@code successor} (the head of the local queue) that may take its place in
+   * Redis's queue when the release passes it the lock: one that has not asked Redis yet. It waits
+   * for that release's answer before it asks itself (see Acquisition#promised).
+   */
+  private Acquisition heirAfter(Acquisition successor) {
+    java.util.Iterator<Acquisition> it = queue.iterator();
+    if (!it.hasNext() || it.next() != successor || !it.hasNext()) {
+      return null;
+    }
+    Acquisition next = it.next();
+    return next.mayBeHeir() ? next : null;
+  }
+
+  /** Whether {@code a} is the first of this client's local waiters. */
+  boolean isFirstInQueue(Acquisition a) {
+    return queue.peekFirst() == a;
   }
 
   /**
@@ -260,8 +285,9 @@ final class LockState {
    */
   private Acquisition nextToPass() {
     if (kind.queuesLocally()) {
+      // Not one another release in flight names already (a semaphore's may be several at once).
       Acquisition head = queue.peekFirst();
-      return head != null && head.isWaitingInRedis() ? head : null;
+      return head != null && head.isWaitingInRedis() && !namedByRelease(head) ? head : null;
     }
     for (Acquisition a : unsettled) {
       if (a.isWaitingInRedis() && !a.isZeroWait() && !namedByRelease(a)) {

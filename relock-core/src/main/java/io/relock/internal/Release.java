@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * after a backoff) until the command timeout has passed since it began; the caller is then told
  * with a {@link RelockException}, and a full release goes on trying in the background until the
  * lock would have expired in Redis anyway, so that a brief outage does not keep others waiting for
- * a whole lease. A retry never names a successor: the lock may already have been passed on by the
- * attempt whose reply was lost.
+ * a whole lease. A retry never names a successor (nor an heir): the lock may already have been
+ * passed on by the attempt whose reply was lost.
  */
 final class Release {
   private static final org.slf4j.Logger trace = org.slf4j.LoggerFactory.getLogger("io.relock.trace");
@@ -29,6 +29,8 @@ final class Release {
   final boolean all;
   private Acquisition successor;
   private boolean ahead;
+  /** The client's waiter to take the successor's place in Redis's queue (see LockKind#handsPlaceOn), or null. */
+  private Acquisition heir;
   private final CompletableFuture<Outcome> caller;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final long callerDeadline;
@@ -38,7 +40,7 @@ final class Release {
   private long firstSent;
   private boolean outcomeUnknown;
 
-  Release(LockState state, HeldLease hold, boolean all, Acquisition successor, boolean ahead,
+  Release(LockState state, HeldLease hold, boolean all, Acquisition successor, boolean ahead, Acquisition heir,
       CompletableFuture<Outcome> caller) {
     this.state = state;
     this.engine = state.engine;
@@ -46,6 +48,7 @@ final class Release {
     this.all = all;
     this.successor = successor;
     this.ahead = ahead;
+    this.heir = heir;
     this.caller = caller;
     long now = System.nanoTime();
     this.callerDeadline = now + engine.settings().commandTimeout().toNanos();
@@ -67,11 +70,12 @@ final class Release {
     }
     Acquisition passTo = successor;
     if (trace.isTraceEnabled()) {
-      trace.trace("{} release all {} token {} to {}", hold.owner, all, hold.token, passTo == null ? "-" : passTo.owner);
+      trace.trace("{} release all {} token {} to {} heir {}", hold.owner, all, hold.token,
+          passTo == null ? "-" : passTo.owner, heir == null ? "-" : heir.owner);
     }
     // Where the hold may well be another owner's by now, Redis reads it before taking it.
     boolean careful = all && (outcomeUnknown || hold.lostReason() != null || sent - hold.validUntilNanos() >= 0);
-    engine.runRelease(hold, all, careful, passTo, ahead)
+    engine.runRelease(hold, all, careful, passTo, ahead, heir)
         .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
   }
 
@@ -105,6 +109,12 @@ final class Release {
       // released it and its reply was lost. (Dropping one of several holds never frees the lock.)
       code = 2;
     }
+    if (heir != null) {
+      // Before the successor completes, which makes the heir the first of the client's waiters.
+      Acquisition queued = heir;
+      heir = null;
+      queued.placeHanded(code == 3 ? Boolean.TRUE : Boolean.FALSE);
+    }
     if (code == 3) {
       // This hold has ended before the next one begins: observers hear it in that order.
       hold.endObserved(io.relock.LockObserver.Outcome.RELEASED, null);
@@ -132,9 +142,16 @@ final class Release {
   }
 
   private void failed(Throwable error) {
-    outcomeUnknown |= ScriptRunner.mayHaveRun(error);
+    boolean mayHaveRun = ScriptRunner.mayHaveRun(error);
+    outcomeUnknown |= mayHaveRun;
     successor = null;
     ahead = false;
+    if (heir != null) {
+      // Queued in the successor's place or not: unknown if the call may have run.
+      Acquisition queued = heir;
+      heir = null;
+      queued.placeHanded(mayHaveRun ? null : Boolean.FALSE);
+    }
     long now = System.nanoTime();
     boolean transientFailure = ScriptRunner.isTransient(error);
     if (!caller.isDone() && (!transientFailure || now - callerDeadline >= 0)) {

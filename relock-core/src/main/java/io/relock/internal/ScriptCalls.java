@@ -45,8 +45,18 @@ public final class ScriptCalls {
    */
   public static List<String> release(String owner, boolean all, boolean careful, String retentionMillis,
       String successor, boolean ahead) {
+    return release(owner, all, careful, retentionMillis, successor, ahead, null);
+  }
+
+  /**
+   * {@code release.lua}'s arguments, naming also the heir: the client's waiter after the successor,
+   * " <owner> <entry ttl ms> <lease ms> <claim ms>", which takes the successor's place in the
+   * queue when the lock is passed (see queue.lua's hand_place_on); null for none.
+   */
+  static List<String> release(String owner, boolean all, boolean careful, String retentionMillis,
+      String successor, boolean ahead, String heir) {
     return List.of(owner, !all ? "0" : careful ? "2" : "1", retentionMillis,
-        successor == null ? "" : successor + (ahead ? " 1" : " 0"));
+        successor == null ? "" : successor + (ahead ? " 1" : " 0") + (heir == null ? "" : heir));
   }
 
   /** {@code release.lua}'s arguments, read back: the owner and whether every hold goes. */

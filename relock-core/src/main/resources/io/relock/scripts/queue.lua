@@ -54,11 +54,23 @@ local function pop_live_waiter(now_ms)
   end
 end
 
+-- Keeps the queue keys at least `ttl_ms` more: they outlive every entry in them.
+local function keep_queue(ttl_ms)
+  if redis.call('PTTL', QUEUE) < ttl_ms then
+    redis.call('PEXPIRE', QUEUE, ttl_ms)
+  end
+  if redis.call('PTTL', WAITERS) < ttl_ms then
+    redis.call('PEXPIRE', WAITERS, ttl_ms)
+  end
+end
+
 -- The waiter a release may pass the lock (or a permit) to directly: `arg` is the release's
--- "<successor> <ahead>" (or ''), a queued owner of the releasing client. Returns that owner and its
--- entry if the entry is live and the owner is first in line or `ahead` is '1'; else nothing.
+-- "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]" (or ''): a queued owner of the
+-- releasing client, and maybe the client's next waiter after it (see hand_place_on). Returns
+-- that owner, its entry and the rest of `arg` if the entry is live and the owner is first in line
+-- or `ahead` is '1'; else nothing.
 local function successor_to_pass(arg, now_ms)
-  local successor, ahead = string.match(arg or '', '^(%S+) ([01])$')
+  local successor, ahead, heir = string.match(arg or '', '^(%S+) ([01])(.*)$')
   if not successor then
     return nil
   end
@@ -67,7 +79,28 @@ local function successor_to_pass(arg, now_ms)
       or (ahead ~= '1' and first_live_waiter(now_ms) ~= successor) then
     return nil
   end
-  return successor, entry
+  return successor, entry, heir
+end
+
+-- Takes `successor` (passed the lock) off the queue, and gives its place to `heir`, the rest of
+-- successor_to_pass's `arg`, if that names one: " <heir> <ttl ms> <lease ms> <claim ms>", the
+-- releasing client's next waiter, which has not asked Redis itself (it waited in its client
+-- behind the successor). The heir is queued with the successor's arrival and channel, its entry
+-- living `ttl` more, so that its client's next release passes to it without its having queued
+-- (each acquisition then costs one call) and other clients still find it where the successor
+-- was. Returns the entry's lifetime in ms, or nothing when there is no heir.
+local function hand_place_on(successor, entry, heir, now_ms)
+  local owner, ttl, lease, claim = string.match(heir or '', '^ (%S+) (%d+) (%d+) (%d+)$')
+  local arrival = owner and redis.call('ZSCORE', QUEUE, successor)
+  forget_waiter(successor)
+  if not arrival then
+    return nil
+  end
+  redis.call('ZADD', QUEUE, arrival, owner)
+  redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + tonumber(ttl)) .. ' ' .. lease .. ' ' .. claim
+      .. ' ' .. string.match(entry, '^%d+ %d+ %d+ (.+)$'))
+  keep_queue(tonumber(ttl))
+  return tonumber(ttl)
 end
 
 -- Queues `owner` (or refreshes its entry) to live `ttl_ms` more; `rest` is its entry after the
@@ -78,12 +111,7 @@ end
 local function enqueue(owner, now_ms, now_us, ttl_ms, rest)
   redis.call('ZADD', QUEUE, 'NX', now_us, owner) -- a waiter queued already keeps its place
   redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + ttl_ms) .. ' ' .. rest)
-  if redis.call('PTTL', QUEUE) < ttl_ms then
-    redis.call('PEXPIRE', QUEUE, ttl_ms)
-  end
-  if redis.call('PTTL', WAITERS) < ttl_ms then
-    redis.call('PEXPIRE', WAITERS, ttl_ms)
-  end
+  keep_queue(ttl_ms)
 end
 
 -- Tells `waiter` on `channel` that it was granted the lock with `token` (and `serial`, if not the

@@ -4,11 +4,14 @@
 -- ARGV[1] owner id of the caller
 -- ARGV[2] '1' (a permit is one hold: there is nothing to drop one of)
 -- ARGV[3] how long the fence key and the marker are kept after their last use, in milliseconds
--- ARGV[4] '' or "<successor> <ahead>": a queued owner of the caller's own client to pass the permit
---         to directly, as release.lua's ARGV[4] (ahead '1': even if others queued first)
+-- ARGV[4] '' or "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]": a queued owner of
+--         the caller's own client to pass the permit to directly, as release.lua's ARGV[4] (ahead
+--         '1': even if others queued first); and the client's next waiter, which takes the
+--         successor's place in the queue when the permit is passed (see queue.lua's hand_place_on)
 --
 -- Returns as release.lua: {3, token} released, and the permit passed to the successor with this
--- new fencing token (for its whole lease: its client completes it, nobody is notified); {2, 1}
+-- new fencing token (for its whole lease: its client completes it, nobody is notified), the heir
+-- if any now queued in its place; {2, 1}
 -- released and a permit handed to a waiter, {2, 0} released, {-1, 0} the caller holds no permit
 -- (its lease ran out, or it was never granted: it leaves the holder set, and the permit its hold
 -- kept is handed on).
@@ -36,12 +39,15 @@ if permits > 0 then
 end
 local now_ms, now_us = server_time()
 local live = #live_holders(HOLDERS)
-local successor, entry
+local successor, entry, heir
 if live < permits then
-  successor, entry = successor_to_pass(ARGV[4], now_ms)
+  successor, entry, heir = successor_to_pass(ARGV[4], now_ms)
 end
 if successor then
-  forget_waiter(successor)
+  local heir_ttl = hand_place_on(successor, entry, heir, now_ms)
+  if heir_ttl then
+    keep_name(heir_ttl) -- the marker outlives the queue
+  end
   local token = issue_token(now_us, retention)
   add_hold(HOLDERS, successor, token, string.match(entry, '^%d+ (%d+) '), now_us)
   -- Permits left over (holds that expired meanwhile) go to the waiters in line.

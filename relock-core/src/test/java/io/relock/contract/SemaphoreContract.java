@@ -217,7 +217,8 @@ public abstract class SemaphoreContract extends RelockContract {
    * count the passes ahead sent before them, so another client's waiter, first in line, gets the
    * permit once the bound is reached (found by review: each release had read the same count).
    * Here the count is brought to two short of the bound, then three releases are held in Redis by a
-   * pause until all three are sent.
+   * pause until all three are sent. (Since a client's waiters queue in the client, only the first
+   * waiting in Redis, one of the three names it; the bound holds either way.)
    */
   @Test
   void passesAhead_stayBounded_withSeveralReleasesInFlightAtOnce() throws Exception {
@@ -235,8 +236,9 @@ public abstract class SemaphoreContract extends RelockContract {
     for (int i = 0; i < bound + 4; i++) {
       ours.add(sem.acquireAsync(PATIENCE));
     }
-    await("our waiters queued behind theirs",
-        () -> redis("ZCARD", lockKey("bounded") + ":q").equals((long) bound + 5));
+    // Only the first of ours waits in Redis; each release that passes it a permit queues the next
+    // in its place.
+    await("our first waiter queued behind theirs", () -> redis("ZCARD", lockKey("bounded") + ":q").equals(2L));
     for (int i = 0; i < bound - 2; i++) {
       held.poll().close(); // passed ahead of theirs, to our longest-waiting waiter
       held.add(ours.get(i).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS));
@@ -260,8 +262,10 @@ public abstract class SemaphoreContract extends RelockContract {
       t.join(PATIENCE.toMillis());
     }
     LockLease got = theirs.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    // At most one of the three releases in flight passes ahead (the others find our first waiter
+    // named already, and free their permits for the queue, where theirs is first).
     assertThat(ours.stream().filter(CompletableFuture::isDone).count()).as("our waiters passed a permit ahead of theirs")
-        .isEqualTo(bound);
+        .isBetween((long) bound - 1, (long) bound);
     got.close();
     for (CompletableFuture<LockLease> f : ours) {
       if (!f.cancel(true)) {
