@@ -372,7 +372,7 @@ inline pop_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.78-87) */
+/* queue.lua enqueue (l.90-94, with keep_queue l.58-65) */
 inline enqueue(w) {
   queued(w, t_ok);
   if
@@ -386,7 +386,7 @@ inline enqueue(w) {
   fi
 }
 
-/* queue.lua notify (l.90-101): PUBLISH on the waiter's channel; delivered, delayed or lost */
+/* queue.lua notify (l.115-126): PUBLISH on the waiter's channel; delivered, delayed or lost */
 inline notify(w, tok) {
   if
   :: ph[w] == DEAD || !conn[w] -> skip      /* nobody subscribed */
@@ -424,7 +424,7 @@ inline hand_to(w, px) {
   set_lock(w, t_tok, px, t_more)
 }
 
-/* handoff.lua grant_next (l.46-59): the first live waiter gets the lock for its claim time */
+/* handoff.lua grant_next (l.47-60): the first live waiter gets the lock for its claim time */
 inline grant_next() {
   pop_live_waiter();
   if

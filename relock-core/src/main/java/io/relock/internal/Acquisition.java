@@ -215,11 +215,12 @@ final class Acquisition {
 
   /**
    * A release of this client names this waiter as its heir: if it passes the lock to the waiter
-   * ahead of this one, Redis queues this one in that waiter's place. Until the release answers,
-   * this acquisition counts as waiting in Redis with a call in flight: Redis may grant it the lock
-   * from that place (a grant notification then completes it, as for any waiter), and it sends
-   * nothing of its own (a call of its own could reach Redis after a grant it learnt of from the
-   * notification, and take the lock again for nobody). Any grant to it starts after now.
+   * ahead of this one, Redis queues this one too, as this one's own {@code wait} would have. Until
+   * the release answers, this acquisition counts as waiting in Redis with a call in flight: Redis
+   * may grant it the lock from the queue (a grant notification then completes it, as for any
+   * waiter), and it sends nothing of its own (a call of its own could reach Redis after a grant it
+   * learnt of from the notification, and take the lock again for nobody). Any grant to it starts
+   * after now.
    */
   void promised() {
     promised = true;
@@ -227,21 +228,21 @@ final class Acquisition {
     inRedis = true;
     grantNoEarlierThan = System.nanoTime();
     if (trace.isTraceEnabled()) {
-      trace.trace("{} promised a place", owner);
+      trace.trace("{} named heir", owner);
     }
   }
 
   /**
-   * The release that named this heir has answered: queued in its predecessor's place ({@code
-   * TRUE}), not ({@code FALSE}), or not known ({@code null}: the call failed and may have run).
+   * The release that named this heir has answered: queued ({@code TRUE}), not ({@code FALSE}), or
+   * not known ({@code null}: the call failed and may have run).
    */
-  void placeHanded(Boolean queued) {
+  void heirQueued(Boolean queued) {
     if (!promised) {
       return;
     }
     promised = false;
     if (trace.isTraceEnabled()) {
-      trace.trace("{} place handed {} phase {} in flight {}", owner, queued, phase, inFlight);
+      trace.trace("{} heir queued {} phase {} in flight {}", owner, queued, phase, inFlight);
     }
     if (Boolean.FALSE.equals(queued) && !askedWhilePromised) {
       inRedis = false; // not queued, so granted nothing, and it asked nothing itself
@@ -249,7 +250,7 @@ final class Acquisition {
     switch (phase) {
       case WITHDRAWING -> {
         if (!inFlight) {
-          cleanUp(null); // withdraws the place, or whatever was granted from it
+          cleanUp(null); // withdraws the entry, or whatever was granted from it
         }
       }
       case ACTIVE -> {
@@ -266,7 +267,7 @@ final class Acquisition {
         }
       }
       default -> {
-        // HELD (granted from the place) or SETTLED: nothing left to do.
+        // HELD (granted from the queue) or SETTLED: nothing left to do.
       }
     }
   }
@@ -690,7 +691,7 @@ final class Acquisition {
    */
   private void cleanUp(Throwable lastError) {
     if (promised) {
-      return; // the release that named it as heir answers first (see placeHanded)
+      return; // the release that named it as heir answers first (see heirQueued)
     }
     if (lastError == null && (!inRedis || reentering != null)) {
       // Nothing in Redis (a re-entry's extra count there is harmless: the last unlock frees all).

@@ -43,20 +43,13 @@ abstract class LockKind {
 
   /**
    * Whether a client's waiters queue locally, only the first of them waiting in Redis, and a
-   * release passes the lock straight to the client's next waiter: an exclusive lock, a semaphore.
-   * Not a read-write lock's lanes, where a release may free the lock for several readers at once.
+   * release passes what it frees straight to that waiter, which its reply then completes (no
+   * notification, no claim time to confirm), queuing the client's next waiter in Redis in the
+   * same call (see queue.lua's leave_to_heir): an exclusive lock, a semaphore. Not a read-write
+   * lock's lanes, where a release may free the lock for several readers or for a writer of the
+   * other lane.
    */
   abstract boolean queuesLocally();
-
-  /**
-   * Whether a release may pass what it frees straight to a waiter of the same client, which its
-   * reply then completes (no notification, no claim time to confirm): an exclusive lock's next
-   * waiter, or one of a semaphore's. Not a read-write lock's lanes, where a release may free the
-   * lock for several readers or for a writer of the other lane.
-   */
-  boolean passesWithin() {
-    return queuesLocally();
-  }
 
   /** Whether a thread holding this kind may take it again (the {@code lock()} style). */
   boolean reentrant() {
@@ -79,20 +72,11 @@ abstract class LockKind {
    * @param careful whether the release may well find another owner's hold (see {@link
    *     ScriptCalls#release}); only an exclusive lock's release tells
    * @param heir the client's waiter after the successor, with what its queue entry needs (see
-   *     {@link ScriptCalls#release}); null unless {@link #handsPlaceOn}
+   *     {@link ScriptCalls#release}), or null
    */
   List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
       boolean ahead, String heir) {
     return ScriptCalls.release(owner, all, careful, retentionMillis, successor, ahead, heir);
-  }
-
-  /**
-   * Whether a release that passes the lock to this client's waiter queued in Redis also hands that
-   * waiter's place in the queue to the client's next waiter, which then never asks Redis itself
-   * (see queue.lua's hand_place_on).
-   */
-  boolean handsPlaceOn() {
-    return false;
   }
 
   /** The kind whose local state has key {@code stateKey} (as a grant notification names it). */
@@ -220,16 +204,13 @@ abstract class LockKind {
 
     /**
      * A client's waiters queue locally too: the first waits in Redis, where it queued only because
-     * no permit was free; a permit freed later goes to the queue first anyway, so the others lose
-     * nothing by waiting behind it in the client.
+     * no permit was free; a permit freed later goes to the queue first anyway. The others lose
+     * little by waiting behind it in the client: when several permits free at once, the second
+     * waiter asks only once the first has its grant (a notification's round trip; a recheck
+     * interval if the notification is lost).
      */
     @Override
     boolean queuesLocally() {
-      return true;
-    }
-
-    @Override
-    boolean handsPlaceOn() {
       return true;
     }
 

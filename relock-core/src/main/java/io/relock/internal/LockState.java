@@ -232,8 +232,7 @@ final class LockState {
   /**
    * Releases every hold of {@code h} in Redis, passing the lock (or the permit) to this client's
    * next waiter if one is queued in Redis (ahead of other clients at most {@link
-   * LockEngine#PASSES_AHEAD} times in a row), and, where the kind hands places on, that waiter's
-   * place in Redis's queue to the waiter after it.
+   * LockEngine#PASSES_AHEAD} times in a row), and then queuing in Redis the waiter after it.
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
@@ -246,12 +245,12 @@ final class LockState {
     engine.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
-    Acquisition successor = kind.passesWithin() ? nextToPass() : null;
+    Acquisition successor = kind.queuesLocally() ? nextToPass() : null;
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
     if (successor != null) {
       passes++;
     }
-    Acquisition heir = successor != null && kind.handsPlaceOn() ? heirAfter(successor) : null;
+    Acquisition heir = successor != null ? heirAfter(successor) : null;
     Release r = new Release(this, h, true, successor, ahead, heir, answered);
     if (heir != null) {
       heir.promised();
@@ -260,9 +259,9 @@ final class LockState {
   }
 
   /**
-   * The waiter after {@code successor} (the head of the local queue) that may take its place in
-   * Redis's queue when the release passes it the lock: one that has not asked Redis yet. It waits
-   * for that release's answer before it asks itself (see Acquisition#promised).
+   * The waiter after {@code successor} (the head of the local queue) that Redis may queue when the
+   * release passes the lock to the successor: one that has not asked Redis yet. It waits for that
+   * release's answer before it asks itself (see Acquisition#promised).
    */
   private Acquisition heirAfter(Acquisition successor) {
     java.util.Iterator<Acquisition> it = queue.iterator();
@@ -279,22 +278,14 @@ final class LockState {
   }
 
   /**
-   * This client's waiter a release may pass the lock to: the head of the local queue, or (for a
-   * kind whose waiters all wait in Redis) the longest-waiting one no other release in flight names
-   * already; null if none waits in Redis. Redis passes it only if its entry is still there.
+   * This client's waiter a release may pass the lock to: the head of the local queue if it waits
+   * in Redis and no other release in flight names it already (a client may hold several of a
+   * semaphore's permits, and release them at once); else null. Redis passes it only if its entry
+   * is still there.
    */
   private Acquisition nextToPass() {
-    if (kind.queuesLocally()) {
-      // Not one another release in flight names already (a semaphore's may be several at once).
-      Acquisition head = queue.peekFirst();
-      return head != null && head.isWaitingInRedis() && !namedByRelease(head) ? head : null;
-    }
-    for (Acquisition a : unsettled) {
-      if (a.isWaitingInRedis() && !a.isZeroWait() && !namedByRelease(a)) {
-        return a;
-      }
-    }
-    return null;
+    Acquisition head = queue.peekFirst();
+    return head != null && head.isWaitingInRedis() && !namedByRelease(head) ? head : null;
   }
 
   private boolean namedByRelease(Acquisition a) {
@@ -337,6 +328,11 @@ final class LockState {
   /** A full release freed the lock, or handed it to another client's waiter: other clients had a turn. */
   void freedForOthers() {
     passes = 0;
+  }
+
+  /** For tests: acquisitions in the local queue, the one waiting in Redis among them. */
+  int localWaiters() {
+    return queue.size();
   }
 
   /** For tests: releases in flight, full or not. */

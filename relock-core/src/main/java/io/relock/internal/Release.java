@@ -29,7 +29,7 @@ final class Release {
   final boolean all;
   private Acquisition successor;
   private boolean ahead;
-  /** The client's waiter to take the successor's place in Redis's queue (see LockKind#handsPlaceOn), or null. */
+  /** The client's waiter to queue in Redis when the lock is passed to the successor (see LockKind#queuesLocally), or null. */
   private Acquisition heir;
   private final CompletableFuture<Outcome> caller;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -113,7 +113,7 @@ final class Release {
       // Before the successor completes, which makes the heir the first of the client's waiters.
       Acquisition queued = heir;
       heir = null;
-      queued.placeHanded(code == 3 ? Boolean.TRUE : Boolean.FALSE);
+      queued.heirQueued(code == 3 ? Boolean.TRUE : Boolean.FALSE);
     }
     if (code == 3) {
       // This hold has ended before the next one begins: observers hear it in that order.
@@ -147,10 +147,10 @@ final class Release {
     successor = null;
     ahead = false;
     if (heir != null) {
-      // Queued in the successor's place or not: unknown if the call may have run.
+      // Queued or not: unknown if the call may have run.
       Acquisition queued = heir;
       heir = null;
-      queued.placeHanded(mayHaveRun ? null : Boolean.FALSE);
+      queued.heirQueued(mayHaveRun ? null : Boolean.FALSE);
     }
     long now = System.nanoTime();
     boolean transientFailure = ScriptRunner.isTransient(error);

@@ -50,8 +50,8 @@ public final class ScriptCalls {
 
   /**
    * {@code release.lua}'s arguments, naming also the heir: the client's waiter after the successor,
-   * " <owner> <entry ttl ms> <lease ms> <claim ms>", which takes the successor's place in the
-   * queue when the lock is passed (see queue.lua's hand_place_on); null for none.
+   * " <owner> <entry ttl ms> <lease ms> <claim ms>", which Redis queues when the lock is passed
+   * (see queue.lua's leave_to_heir); null for none.
    */
   static List<String> release(String owner, boolean all, boolean careful, String retentionMillis,
       String successor, boolean ahead, String heir) {

@@ -66,7 +66,7 @@ end
 
 -- The waiter a release may pass the lock (or a permit) to directly: `arg` is the release's
 -- "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]" (or ''): a queued owner of the
--- releasing client, and maybe the client's next waiter after it (see hand_place_on). Returns
+-- releasing client, and maybe the client's next waiter after it (see leave_to_heir). Returns
 -- that owner, its entry and the rest of `arg` if the entry is live and the owner is first in line
 -- or `ahead` is '1'; else nothing.
 local function successor_to_pass(arg, now_ms)
@@ -82,27 +82,6 @@ local function successor_to_pass(arg, now_ms)
   return successor, entry, heir
 end
 
--- Takes `successor` (passed the lock) off the queue, and gives its place to `heir`, the rest of
--- successor_to_pass's `arg`, if that names one: " <heir> <ttl ms> <lease ms> <claim ms>", the
--- releasing client's next waiter, which has not asked Redis itself (it waited in its client
--- behind the successor). The heir is queued with the successor's arrival and channel, its entry
--- living `ttl` more, so that its client's next release passes to it without its having queued
--- (each acquisition then costs one call) and other clients still find it where the successor
--- was. Returns the entry's lifetime in ms, or nothing when there is no heir.
-local function hand_place_on(successor, entry, heir, now_ms)
-  local owner, ttl, lease, claim = string.match(heir or '', '^ (%S+) (%d+) (%d+) (%d+)$')
-  local arrival = owner and redis.call('ZSCORE', QUEUE, successor)
-  forget_waiter(successor)
-  if not arrival then
-    return nil
-  end
-  redis.call('ZADD', QUEUE, arrival, owner)
-  redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + tonumber(ttl)) .. ' ' .. lease .. ' ' .. claim
-      .. ' ' .. string.match(entry, '^%d+ %d+ %d+ (.+)$'))
-  keep_queue(tonumber(ttl))
-  return tonumber(ttl)
-end
-
 -- Queues `owner` (or refreshes its entry) to live `ttl_ms` more; `rest` is its entry after the
 -- expiry: "<lease ms> <claim ms> [<lane> ]<channel>". The queue keys outlive their last entry by at
 -- most one entry lifetime, and never outlive the name's marker where it has one (its scripts keep
@@ -112,6 +91,23 @@ local function enqueue(owner, now_ms, now_us, ttl_ms, rest)
   redis.call('ZADD', QUEUE, 'NX', now_us, owner) -- a waiter queued already keeps its place
   redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + ttl_ms) .. ' ' .. rest)
   keep_queue(ttl_ms)
+end
+
+-- Takes `successor` (passed the lock, its entry `entry`) off the queue, and queues `heir` instead,
+-- if the rest of successor_to_pass's `arg` names one: " <heir> <ttl ms> <lease ms> <claim ms>",
+-- the releasing client's next waiter, which waited in its client behind the successor and has not
+-- asked Redis itself. It is queued as its own 'wait' would queue it now (at the back, with the
+-- successor's channel), so that it gets no place ahead of others' waiters, and its client's next
+-- release passes to it without its having asked: each acquisition then costs one call. Returns the
+-- heir's entry lifetime in ms, or nothing when there is no heir.
+local function leave_to_heir(successor, entry, heir, now_ms, now_us)
+  forget_waiter(successor)
+  local owner, ttl, lease, claim = string.match(heir or '', '^ (%S+) (%d+) (%d+) (%d+)$')
+  if not owner then
+    return nil
+  end
+  enqueue(owner, now_ms, now_us, tonumber(ttl), lease .. ' ' .. claim .. ' ' .. string.match(entry, '^%d+ %d+ %d+ (.+)$'))
+  return tonumber(ttl)
 end
 
 -- Tells `waiter` on `channel` that it was granted the lock with `token` (and `serial`, if not the

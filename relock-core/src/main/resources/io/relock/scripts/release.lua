@@ -10,16 +10,18 @@
 --         sends it only while it counts more than one hold of its own, and the count kept here
 --         may run ahead of the client's after a lost reply, so it never goes below 1
 -- ARGV[3] how long the fence key is kept after its last use, in milliseconds
--- ARGV[4] '' or "<successor> <ahead>": a queued owner of the caller's own client to pass the lock
---         to directly; ahead '1' to pass to it even if others queued first, '0' to pass only if it
---         is first in line (the client bounds how often in a row it says '1', so other clients get
---         turns)
+-- ARGV[4] '' or "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]": a queued owner of
+--         the caller's own client to pass the lock to directly; ahead '1' to pass to it even if
+--         others queued first, '0' to pass only if it is first in line (the client bounds how often
+--         in a row it says '1', so other clients get turns); and the client's next waiter, which
+--         is queued when the lock is passed (see queue.lua's leave_to_heir)
 --
 -- Returns {code, n}:
 --   { 1, count}  one of several holds dropped ('0'); count is what Redis still counts (at least 1)
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
---   { 3, token}  passed to the successor named in ARGV[4], with this new fencing token
+--   { 3, token}  passed to the successor named in ARGV[4], with this new fencing token (and the
+--                heir, if named, queued)
 --   { 0, 0}      held by another owner: left held by it (after '1', its expiry may come later
 --                than before, never sooner: see below)
 --   {-1, 0}      nobody holds it (the caller's lease expired)
@@ -87,10 +89,10 @@ if waiters ~= 'w' then
 end
 local retention = ARGV[3]
 local now_ms, now_us = server_time()
-local successor, entry = successor_to_pass(ARGV[4], now_ms)
+local successor, entry, heir = successor_to_pass(ARGV[4], now_ms)
 if successor then
   -- Within one client: no notification needed, the caller completes the successor itself.
   local lease = tonumber(string.match(entry, '^%d+ (%d+) '))
-  return {3, give_to(successor, entry, lease, now_ms, now_us, retention)}
+  return {3, give_to(successor, entry, lease, now_ms, now_us, retention, heir)}
 end
 return {2, grant_next(now_ms, now_us, retention) and 1 or 0}

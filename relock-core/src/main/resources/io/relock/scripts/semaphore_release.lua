@@ -6,12 +6,12 @@
 -- ARGV[3] how long the fence key and the marker are kept after their last use, in milliseconds
 -- ARGV[4] '' or "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]": a queued owner of
 --         the caller's own client to pass the permit to directly, as release.lua's ARGV[4] (ahead
---         '1': even if others queued first); and the client's next waiter, which takes the
---         successor's place in the queue when the permit is passed (see queue.lua's hand_place_on)
+--         '1': even if others queued first); and the client's next waiter, which is queued when the
+--         permit is passed (see queue.lua's leave_to_heir)
 --
 -- Returns as release.lua: {3, token} released, and the permit passed to the successor with this
--- new fencing token (for its whole lease: its client completes it, nobody is notified), the heir
--- if any now queued in its place; {2, 1}
+-- new fencing token (for its whole lease: its client completes it, nobody is notified), and the
+-- heir, if named, queued; {2, 1}
 -- released and a permit handed to a waiter, {2, 0} released, {-1, 0} the caller holds no permit
 -- (its lease ran out, or it was never granted: it leaves the holder set, and the permit its hold
 -- kept is handed on).
@@ -44,7 +44,7 @@ if live < permits then
   successor, entry, heir = successor_to_pass(ARGV[4], now_ms)
 end
 if successor then
-  local heir_ttl = hand_place_on(successor, entry, heir, now_ms)
+  local heir_ttl = leave_to_heir(successor, entry, heir, now_ms, now_us)
   if heir_ttl then
     keep_name(heir_ttl) -- the marker outlives the queue
   end

@@ -204,6 +204,122 @@ public abstract class SemaphoreContract extends RelockContract {
     assertNoWaiters("passed");
   }
 
+  /**
+   * A client's waiters queue in the client, only the first in Redis; a release that passes a permit
+   * to that one also queues the next in Redis, so that no waiter behind the first asks Redis.
+   */
+  @Test
+  void aPassWithinAClient_alsoQueuesTheNextWaiter_soNoWaiterBehindTheFirstAsksRedis() throws Exception {
+    Relock relock = client();
+    DistributedSemaphore sem = relock.semaphore("heirs", 1);
+    LockLease held = sem.acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> waiters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      waiters.add(sem.acquireAsync(PATIENCE));
+    }
+    await("the first waiter queued in Redis", () -> redis("ZCARD", lockKey("heirs") + ":q").equals(1L));
+    await("three waiters in the client",
+        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey("heirs") + "#s1", PATIENCE) == 3);
+    redis("CONFIG", "RESETSTAT");
+    for (CompletableFuture<LockLease> next : waiters) {
+      held.close();
+      LockLease got = next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+      held = got;
+    }
+    assertThat(scriptCalls()).as("three releases, each passing the permit on; no waiter asked itself").isEqualTo(3);
+    assertThat(commandCalls("publish")).as("no notification needed").isZero();
+    held.close();
+    assertNoWaiters("heirs");
+    assertThat(sem.availablePermits()).isEqualTo(1);
+  }
+
+  /**
+   * A waiter named heir gives up while the release that names it is still in Redis: once the
+   * release has queued it there, it withdraws that entry, and nothing is left (the entry would
+   * otherwise live three recheck intervals, a minute each here).
+   */
+  @Test
+  void aWaiterThatGivesUpWhileAReleaseQueuesIt_leavesNothingQueued() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+    DistributedSemaphore sem = relock.semaphore("heir-gives-up", 1);
+    String state = lockKey("heir-gives-up") + "#s1";
+    LockLease held = sem.acquire(Duration.ZERO);
+    CompletableFuture<LockLease> first = sem.acquireAsync(PATIENCE);
+    CompletableFuture<LockLease> heir = sem.acquireAsync(PATIENCE);
+    await("the first waiter waits in Redis", () -> {
+      try {
+        return io.relock.internal.TestAccess.waitsForGrant(relock, state, PATIENCE);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    await("two waiters in the client", () -> io.relock.internal.TestAccess.localWaiters(relock, state, PATIENCE) == 2);
+    redis("CONFIG", "RESETSTAT");
+    Thread closer;
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      closer = new Thread(held::close);
+      closer.start();
+      awaitCallsHeldByThePause(1);
+      assertThat(heir.cancel(true)).isTrue();
+    } finally {
+      unpause();
+    }
+    closer.join(PATIENCE.toMillis());
+    LockLease got = first.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-gives-up") + ":q").equals(0L)
+        && redis("EXISTS", lockKey("heir-gives-up") + ":qi").equals(0L));
+    assertThat(commandCalls("zadd")).as("the release queued the heir, which it had named before it gave up").isEqualTo(1);
+    got.close();
+    assertThat(sem.availablePermits()).isEqualTo(1);
+  }
+
+  /**
+   * A waiter that a release queues for its client gets no place ahead of another client's waiter
+   * that asked before it, so passes within the busy client stay bounded even when every new waiter
+   * of it is queued that way (found by review: a first version queued it where the waiter it
+   * followed had been, ahead of the other client's, and starved that one).
+   */
+  @Test
+  void aWaiterQueuedByARelease_getsNoPlaceAheadOfOthers_soPassesWithinAClientStayBounded() throws Exception {
+    int bound = io.relock.internal.TestAccess.passesAhead();
+    Relock busy = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+    DistributedSemaphore sem = busy.semaphore("starved", 1);
+    String state = lockKey("starved") + "#s1";
+    LockLease held = sem.acquire(Duration.ZERO);
+    CompletableFuture<LockLease> head = sem.acquireAsync(PATIENCE);
+    await("our first waiter queued", () -> redis("ZCARD", lockKey("starved") + ":q").equals(1L));
+    CompletableFuture<LockLease> theirs = client(b -> b.recheckInterval(Duration.ofMinutes(1)))
+        .semaphore("starved", 1).acquireAsync(PATIENCE);
+    await("their waiter queued behind ours", () -> redis("ZCARD", lockKey("starved") + ":q").equals(2L));
+    List<CompletableFuture<LockLease>> ours = new ArrayList<>(List.of(head));
+    int passes = 0;
+    while (passes <= 2 * bound) {
+      ours.add(sem.acquireAsync(PATIENCE)); // asks after theirs: waits in our client
+      await("our next waiter waits in the client",
+          () -> io.relock.internal.TestAccess.localWaiters(busy, state, PATIENCE) == 2);
+      held.close();
+      CompletableFuture.anyOf(head, theirs).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+      if (theirs.isDone()) {
+        break;
+      }
+      held = head.join();
+      passes++;
+      head = ours.get(ours.size() - 1);
+    }
+    assertThat(theirs).as("their waiter, after %d passes within our client", passes).isDone();
+    assertThat(passes).isLessThanOrEqualTo(bound);
+    theirs.join().close();
+    for (CompletableFuture<LockLease> f : ours) {
+      if (!f.cancel(true)) {
+        f.join().close();
+      }
+    }
+    await("nothing left queued", () -> redis("EXISTS", lockKey("starved") + ":q").equals(0L));
+    assertThat(sem.availablePermits()).isEqualTo(1);
+  }
+
   @Test
   void passingWithinABusyClient_isBounded_soAnotherClientsWaiterGetsAPermit() throws Exception {
     long taken = takenByABusyClientWhileAnotherWaits((client, wait) -> client.semaphore("hot-pool", 2).acquire(wait));
@@ -237,7 +353,7 @@ public abstract class SemaphoreContract extends RelockContract {
       ours.add(sem.acquireAsync(PATIENCE));
     }
     // Only the first of ours waits in Redis; each release that passes it a permit queues the next
-    // in its place.
+    // (behind theirs).
     await("our first waiter queued behind theirs", () -> redis("ZCARD", lockKey("bounded") + ":q").equals(2L));
     for (int i = 0; i < bound - 2; i++) {
       held.poll().close(); // passed ahead of theirs, to our longest-waiting waiter

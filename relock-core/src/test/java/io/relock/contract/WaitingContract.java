@@ -81,6 +81,35 @@ public abstract class WaitingContract extends RelockContract {
     assertNoWaiters("passed");
   }
 
+  /**
+   * A release that passes the lock to the client's waiter queued in Redis also queues the client's
+   * next waiter there: none of the waiters behind the first ever asks Redis, and each
+   * contended acquisition costs its release's one call.
+   */
+  @Test
+  void aPassWithinAClient_alsoQueuesTheNextWaiter_soNoWaiterBehindTheFirstAsksRedis() {
+    Relock relock = client();
+    LockLease held = relock.lock("heirs").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> waiters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      waiters.add(relock.lock("heirs").acquireAsync(PATIENCE));
+    }
+    awaitQueued("heirs", 1);
+    await("three waiters in the client",
+        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey("heirs"), PATIENCE) == 3);
+    redis("CONFIG", "RESETSTAT");
+    for (CompletableFuture<LockLease> next : waiters) {
+      held.close();
+      LockLease got = next.join();
+      assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+      held = got;
+    }
+    assertThat(scriptCalls()).as("three releases, each passing the lock on; no waiter asked itself").isEqualTo(3);
+    assertThat(commandCalls("publish")).as("no notification needed").isZero();
+    held.close();
+    assertNoWaiters("heirs");
+  }
+
   @Test
   void passingWithinABusyClient_isBounded_soAnotherClientsWaiterGetsItsTurn() throws Exception {
     long taken = takenByABusyClientWhileAnotherWaits((client, wait) -> client.lock("shared-hot").acquire(wait));

@@ -51,6 +51,17 @@ public final class TestAccess {
     return answer.orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS).join();
   }
 
+  /** How many acquisitions of {@code client} wait in its local queue for {@code stateKey}; read inside its mailbox. */
+  public static int localWaiters(Relock client, String stateKey, Duration patience) {
+    LockState state = states(client).get(stateKey);
+    if (state == null) {
+      return 0;
+    }
+    CompletableFuture<Integer> answer = new CompletableFuture<>();
+    state.post(() -> answer.complete(state.localWaiters()));
+    return answer.orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS).join();
+  }
+
   /**
    * Hands {@code message} to {@code client} as if its notification connection had delivered it,
    * and waits until the lock state it names has handled it.
