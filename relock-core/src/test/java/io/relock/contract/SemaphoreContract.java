@@ -316,8 +316,9 @@ public abstract class SemaphoreContract extends RelockContract {
         f.join().close();
       }
     }
-    await("nothing left queued", () -> redis("EXISTS", lockKey("starved") + ":q").equals(0L));
-    assertThat(sem.availablePermits()).isEqualTo(1);
+    // A waiter granted as it was cancelled gives its permit back in the background.
+    await("nothing left queued, the permit free", () -> redis("EXISTS", lockKey("starved") + ":q").equals(0L)
+        && sem.availablePermits() == 1);
   }
 
   @Test
