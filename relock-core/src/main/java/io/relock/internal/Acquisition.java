@@ -116,6 +116,8 @@ final class Acquisition {
   private boolean promised;
   /** Whether this acquisition sent a call while {@link #promised} (for a grant it heard of). */
   private boolean askedWhilePromised;
+  /** Whether the connection came back while {@link #promised}: a grant's notification may have been lost. */
+  private boolean reconnectedWhilePromised;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
       long leaseMillis, boolean renewed, JointAttempt joint, Observers.Wait watched) {
@@ -241,6 +243,8 @@ final class Acquisition {
       return;
     }
     promised = false;
+    boolean nudged = reconnectedWhilePromised;
+    reconnectedWhilePromised = false;
     if (trace.isTraceEnabled()) {
       trace.trace("{} heir queued {} phase {} in flight {}", owner, queued, phase, inFlight);
     }
@@ -259,7 +263,15 @@ final class Acquisition {
         }
         if (Boolean.TRUE.equals(queued)) {
           busy("wait", grantNoEarlierThan, -1); // waits in Redis, as if its own 'wait' had queued it
+          if (nudged) {
+            timer.now(); // the re-check a reconnect asks for, deferred while promised
+          }
         } else if (queued == null || state.isFirstInQueue(this)) {
+          timer.cancel(); // the deadline armed while it waited in the client (as becomeHead does)
+          if (timed() && System.nanoTime() - deadlineNanos >= 0) {
+            fail(timeout());
+            return;
+          }
           send("wait");
         } else {
           phase = Phase.LOCAL;
@@ -769,7 +781,9 @@ final class Acquisition {
 
   /** The connection came back: re-check or retry now rather than at the next timer. */
   void reconnected() {
-    if ((phase == Phase.ACTIVE || phase == Phase.WITHDRAWING) && !promised) {
+    if (promised) {
+      reconnectedWhilePromised = true;
+    } else if (phase == Phase.ACTIVE || phase == Phase.WITHDRAWING) {
       timer.now();
     }
   }

@@ -428,4 +428,31 @@ public abstract class RedlockContract {
     }
     return 0;
   }
+
+  /**
+   * A Redlock release never passes the lock (no code 3), so an heir it names is never queued: it
+   * goes back to waiting in the client, and each waiter still gets the lock in turn.
+   */
+  @Test
+  void heirsOnRedlock_goBackToTheLocalQueue_andEveryWaiterGetsItsTurn() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(Duration.ofSeconds(60)));
+    LockLease held = relock.lock("heirs").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> waiters = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      waiters.add(relock.lock("heirs").acquireAsync(PATIENCE));
+      if (i == 0) {
+        await("the first waiter is registered on every node", () -> nodes.stream()
+            .allMatch(n -> (Long) n.execute("SCARD", lockKey("heirs") + ":q") == 1L));
+      }
+    }
+    await("four waiters in the client",
+        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey("heirs"), PATIENCE) == 4);
+    for (CompletableFuture<LockLease> next : waiters) {
+      held.close();
+      LockLease got = next.get(5, TimeUnit.SECONDS);
+      assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+      held = got;
+    }
+    held.close();
+  }
 }

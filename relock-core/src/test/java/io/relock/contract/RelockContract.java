@@ -234,6 +234,51 @@ public abstract class RelockContract {
     }
   }
 
+  /**
+   * One client holds {@code name} (whose local state is {@code stateKey}) and has a waiter queued
+   * in Redis; another client's waiter queues behind that one. The first client then keeps
+   * releasing, each time with a new waiter of its own that asked after the other client's.
+   * Returns how many times a release passed within the first client before the other client's
+   * waiter got its turn (asserting that it did, within twice the bound of passes ahead), once
+   * nothing is left queued.
+   */
+  protected int passesBeforeAnotherClientsEarlierWaiter(String name, String stateKey,
+      BiFunction<Relock, Duration, java.util.concurrent.CompletableFuture<LockLease>> ask) throws Exception {
+    int bound = io.relock.internal.TestAccess.passesAhead();
+    Relock busy = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+    LockLease held = ask.apply(busy, Duration.ZERO).get(PATIENCE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    java.util.concurrent.CompletableFuture<LockLease> head = ask.apply(busy, PATIENCE);
+    await("our first waiter queued", () -> redis("ZCARD", lockKey(name) + ":q").equals(1L));
+    java.util.concurrent.CompletableFuture<LockLease> theirs =
+        ask.apply(client(b -> b.recheckInterval(Duration.ofMinutes(1))), PATIENCE);
+    await("their waiter queued behind ours", () -> redis("ZCARD", lockKey(name) + ":q").equals(2L));
+    List<java.util.concurrent.CompletableFuture<LockLease>> ours = new ArrayList<>(List.of(head));
+    int passes = 0;
+    while (passes <= 2 * bound) {
+      ours.add(ask.apply(busy, PATIENCE)); // asks after theirs: waits in our client
+      await("our next waiter waits in the client",
+          () -> io.relock.internal.TestAccess.localWaiters(busy, stateKey, PATIENCE) == 2);
+      held.close();
+      java.util.concurrent.CompletableFuture.anyOf(head, theirs)
+          .get(PATIENCE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      if (theirs.isDone()) {
+        break;
+      }
+      held = head.join();
+      passes++;
+      head = ours.get(ours.size() - 1);
+    }
+    assertThat(theirs).as("their waiter, after %d passes within our client", passes).isDone();
+    theirs.join().close();
+    for (java.util.concurrent.CompletableFuture<LockLease> f : ours) {
+      if (!f.cancel(true)) {
+        f.join().close();
+      }
+    }
+    await("nothing left queued", () -> redis("EXISTS", lockKey(name) + ":q").equals(0L));
+    return passes;
+  }
+
   protected void assertNoWaiters(String name) {
     assertThat(redis("ZCARD", lockKey(name) + ":q")).as("queued waiters of " + name).isEqualTo(0L);
     assertThat(redis("HLEN", lockKey(name) + ":qi")).as("waiter entries of " + name).isEqualTo(0L);

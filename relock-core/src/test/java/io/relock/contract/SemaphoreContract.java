@@ -283,42 +283,12 @@ public abstract class SemaphoreContract extends RelockContract {
    */
   @Test
   void aWaiterQueuedByARelease_getsNoPlaceAheadOfOthers_soPassesWithinAClientStayBounded() throws Exception {
-    int bound = io.relock.internal.TestAccess.passesAhead();
-    Relock busy = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
-    DistributedSemaphore sem = busy.semaphore("starved", 1);
-    String state = lockKey("starved") + "#s1";
-    LockLease held = sem.acquire(Duration.ZERO);
-    CompletableFuture<LockLease> head = sem.acquireAsync(PATIENCE);
-    await("our first waiter queued", () -> redis("ZCARD", lockKey("starved") + ":q").equals(1L));
-    CompletableFuture<LockLease> theirs = client(b -> b.recheckInterval(Duration.ofMinutes(1)))
-        .semaphore("starved", 1).acquireAsync(PATIENCE);
-    await("their waiter queued behind ours", () -> redis("ZCARD", lockKey("starved") + ":q").equals(2L));
-    List<CompletableFuture<LockLease>> ours = new ArrayList<>(List.of(head));
-    int passes = 0;
-    while (passes <= 2 * bound) {
-      ours.add(sem.acquireAsync(PATIENCE)); // asks after theirs: waits in our client
-      await("our next waiter waits in the client",
-          () -> io.relock.internal.TestAccess.localWaiters(busy, state, PATIENCE) == 2);
-      held.close();
-      CompletableFuture.anyOf(head, theirs).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-      if (theirs.isDone()) {
-        break;
-      }
-      held = head.join();
-      passes++;
-      head = ours.get(ours.size() - 1);
-    }
-    assertThat(theirs).as("their waiter, after %d passes within our client", passes).isDone();
-    assertThat(passes).isLessThanOrEqualTo(bound);
-    theirs.join().close();
-    for (CompletableFuture<LockLease> f : ours) {
-      if (!f.cancel(true)) {
-        f.join().close();
-      }
-    }
+    int passes = passesBeforeAnotherClientsEarlierWaiter("starved", lockKey("starved") + "#s1",
+        (client, wait) -> client.semaphore("starved", 1).acquireAsync(wait));
+    assertThat(passes).isLessThanOrEqualTo(io.relock.internal.TestAccess.passesAhead());
     // A waiter granted as it was cancelled gives its permit back in the background.
-    await("nothing left queued, the permit free", () -> redis("EXISTS", lockKey("starved") + ":q").equals(0L)
-        && sem.availablePermits() == 1);
+    DistributedSemaphore sem = client().semaphore("starved", 1);
+    await("the permit free", () -> sem.availablePermits() == 1);
   }
 
   @Test

@@ -423,4 +423,221 @@ public abstract class WaitingContract extends RelockContract {
     assertThat(got.isValid()).as("the handed-over lease, as the waiter gets it").isTrue();
     got.close();
   }
+
+  // ---- heirs: the waiter a release queues for its client (see queue.lua's leave_to_heir) -------------
+
+  /** Three waiters of one client behind a hold: the first waits in Redis, the second is the next release's heir. */
+  private List<CompletableFuture<LockLease>> successorAndHeir(Relock relock, String name, Duration heirWait) {
+    CompletableFuture<LockLease> successor = relock.lock(name).acquireAsync(PATIENCE);
+    awaitQueued(name, 1);
+    CompletableFuture<LockLease> heir = relock.lock(name).acquireAsync(heirWait);
+    await("two waiters in the client",
+        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey(name), PATIENCE) == 2);
+    return List.of(successor, heir);
+  }
+
+  /**
+   * The release that names the heir fails after it may have run (a command timeout): the heir then
+   * sends its own 'wait'. A reconnect while that call is out must not end the heir's wait (found by
+   * review: the deadline timer armed while it waited in the client was still armed, and a
+   * reconnect fires whatever is armed).
+   */
+  @Test
+  void anHeirWhoseReleaseFailed_isNotTimedOutByAReconnect() throws Exception {
+    HeldReleaseReplies network = new HeldReleaseReplies(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    try (Relock relock = Relock.builder().driver(network).commandTimeout(Duration.ofSeconds(2)).build()) {
+      LockLease held = relock.lock("heir-reconnect").acquire(Duration.ZERO);
+      List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-reconnect", PATIENCE);
+      Thread closer = new Thread(() -> {
+        try {
+          held.close();
+        } catch (RuntimeException expected) {
+          // the release timed out: it goes on in the background
+        }
+      });
+      pauseWrites(Duration.ofSeconds(8));
+      try {
+        closer.start();
+        awaitCallsHeldByThePause(1);
+        closer.join(PATIENCE.toMillis()); // the release's command timeout (2 s) has passed: the heir sent 'wait'
+        network.reconnect.run();
+        // A round trip through the lock's mailbox: the reconnect has been handled.
+        io.relock.internal.TestAccess.localWaiters(relock, lockKey("heir-reconnect"), PATIENCE);
+        assertThat(w.get(1)).as("the heir, with %s to wait, after the reconnect", PATIENCE).isNotDone();
+      } finally {
+        unpause();
+      }
+      w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+      w.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
+    }
+    awaitNothingLeftOf("heir-reconnect");
+  }
+
+  /** The heir is cancelled while the release that names it is held in Redis: its entry is withdrawn after. */
+  @Test
+  void anHeirCancelledWhileTheReleaseIsInRedis_leavesNothingQueued() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
+    LockLease held = relock.lock("heir-cancel").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-cancel", PATIENCE);
+    Thread closer = new Thread(held::close);
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      closer.start();
+      awaitCallsHeldByThePause(1);
+      assertThat(w.get(1).cancel(true)).isTrue();
+    } finally {
+      unpause();
+    }
+    closer.join(PATIENCE.toMillis());
+    LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-cancel") + ":q").equals(0L));
+    got.close();
+    awaitNothingLeftOf("heir-cancel");
+  }
+
+  /** The heir's wait ends while the release that names it is held in Redis. */
+  @Test
+  void anHeirWhoseWaitEndsWhileTheReleaseIsInRedis_timesOutAndLeavesNothing() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
+    LockLease held = relock.lock("heir-deadline").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-deadline", Duration.ofSeconds(2));
+    Thread closer = new Thread(held::close);
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      closer.start();
+      awaitCallsHeldByThePause(1);
+      await("the heir timed out", () -> w.get(1).isDone());
+    } finally {
+      unpause();
+    }
+    assertThatThrownBy(() -> w.get(1).join()).hasCauseInstanceOf(LockTimeoutException.class);
+    closer.join(PATIENCE.toMillis());
+    LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-deadline") + ":q").equals(0L));
+    got.close();
+    awaitNothingLeftOf("heir-deadline");
+  }
+
+  /**
+   * The successor is cancelled while the release passing it the lock is held in Redis: the release
+   * passes to it and queues the heir, the successor's withdrawal then hands the lock to the heir
+   * (a notification that may come before the release's reply).
+   */
+  @Test
+  void theSuccessorCancelledWhileTheReleaseIsInRedis_theHeirGetsTheLock() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
+    LockLease held = relock.lock("heir-granted").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-granted", PATIENCE);
+    Thread closer = new Thread(held::close);
+    pauseWrites(Duration.ofSeconds(10));
+    try {
+      closer.start();
+      awaitCallsHeldByThePause(1);
+      assertThat(w.get(0).cancel(true)).isTrue();
+    } finally {
+      unpause();
+    }
+    closer.join(PATIENCE.toMillis());
+    LockLease got = w.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(got.isValid()).isTrue();
+    assertThat(holderInRedis("heir-granted")).isNotNull();
+    got.close();
+    awaitNothingLeftOf("heir-granted");
+  }
+
+  /** The client closes while a release names an heir. */
+  @Test
+  void closingWhileAReleaseNamesAnHeir_leavesNothing() throws Exception {
+    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
+    LockLease held = relock.lock("heir-close").acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-close", PATIENCE);
+    Thread closer = new Thread(held::close);
+    Thread closing = new Thread(relock::close);
+    pauseWrites(Duration.ofSeconds(3));
+    try {
+      closer.start();
+      awaitCallsHeldByThePause(1);
+      closing.start();
+      await("the client closing, its release still held", () -> closing.getState() == Thread.State.WAITING
+          || closing.getState() == Thread.State.TIMED_WAITING);
+    } finally {
+      unpause();
+    }
+    closer.join(PATIENCE.toMillis());
+    closing.join(PATIENCE.toMillis());
+    assertThat(closing.isAlive()).isFalse();
+    awaitNothingLeftOf("heir-close");
+  }
+
+  /**
+   * Another client's waiter queued before the busy client's second waiter: each waiter the busy
+   * client's releases queue goes behind it, so it gets the lock within the bound of passes.
+   */
+  @Test
+  void aWaiterQueuedByARelease_getsNoPlaceAheadOfAnotherClients_soPassesStayBounded() throws Exception {
+    int passes = passesBeforeAnotherClientsEarlierWaiter("starved", lockKey("starved"),
+        (client, wait) -> client.lock("starved").acquireAsync(wait));
+    assertThat(passes).isLessThanOrEqualTo(io.relock.internal.TestAccess.passesAhead());
+    awaitNothingLeftOf("starved");
+  }
+
+  /** Loses every notification, and holds back release.lua's replies while {@link #gate} is set. */
+  static final class HeldReleaseReplies extends LostNotificationsNetwork {
+    volatile CompletableFuture<Void> gate;
+    final java.util.concurrent.atomic.AtomicInteger releasesSent = new java.util.concurrent.atomic.AtomicInteger();
+    volatile Runnable reconnect = () -> {};
+
+    HeldReleaseReplies(io.relock.spi.RedisDriver real) {
+      super(real);
+    }
+
+    @Override
+    public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
+      CompletableFuture<List<Object>> reply = real.evalSha(sha1, keys, args);
+      CompletableFuture<Void> g = gate;
+      if (g == null || !sha1.equals(io.relock.internal.Scripts.RELEASE.sha1())) {
+        return reply;
+      }
+      releasesSent.incrementAndGet();
+      return reply.thenCombine(g, (r, v) -> r);
+    }
+
+    @Override
+    public void onReconnect(Runnable listener) {
+      reconnect = listener;
+      real.onReconnect(listener);
+    }
+  }
+
+  /**
+   * The heir is granted the lock from Redis's queue while the release that queued it has not
+   * answered (the successor withdrew), and that grant's notification is lost; the connection comes
+   * back meanwhile. A waiter in Redis re-checks at once on a reconnect; so does the heir, once the
+   * release has answered (found by review: it ignored the reconnect, and waited a whole recheck
+   * interval, a minute here).
+   */
+  @Test
+  void anHeirNamedDuringAReconnect_reChecksOnceTheReleaseAnswers() throws Exception {
+    HeldReleaseReplies network = new HeldReleaseReplies(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    try (Relock relock = Relock.builder().driver(network).recheckInterval(Duration.ofMinutes(1)).build()) {
+      relock.lock("warm-up").acquire(Duration.ZERO).close(); // release.lua loaded: no NOSCRIPT round trip below
+      LockLease held = relock.lock("heir-nudge").acquire(Duration.ZERO);
+      List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-nudge", PATIENCE);
+      CompletableFuture<Void> gate = new CompletableFuture<>();
+      network.gate = gate;
+      Thread closer = new Thread(held::close);
+      closer.start();
+      await("the release sent", () -> network.releasesSent.get() == 1);
+      assertThat(w.get(0).cancel(true)).isTrue(); // its withdrawal hands the lock on to the heir
+      await("the lock handed to the heir, nothing left queued",
+          () -> holderInRedis("heir-nudge") != null && stored("heir-nudge").token() != held.fencingToken()
+              && redis("EXISTS", lockKey("heir-nudge") + ":q").equals(0L));
+      network.reconnect.run(); // notifications sent meanwhile may have been lost: waiters re-check
+      io.relock.internal.TestAccess.localWaiters(relock, lockKey("heir-nudge"), PATIENCE); // the reconnect handled
+      gate.complete(null);
+      closer.join(PATIENCE.toMillis());
+      LockLease got = w.get(1).get(5, TimeUnit.SECONDS);
+      got.close();
+    }
+  }
 }
