@@ -44,10 +44,11 @@ import java.util.concurrent.TimeUnit;
  *       freed lock again for nobody.
  * </ul>
  *
- * <p>Waiting: only the head of the client's local queue waits in Redis ({@code wait}). It is then
- * handed the lock by the previous holder's release (a grant notification, or directly within the
- * client), re-checking on its own when the holder's lease should have run out, after the recheck
- * interval, or when the connection comes back. When its time is up it asks once more ({@code
+ * <p>Waiting: only the head of the client's local queue waits in Redis, queued by its own {@code
+ * wait} or, as the heir of the release that passed the lock to the waiter before it, by that release
+ * (see {@link #promised}). It is then handed the lock by the previous holder's release (a grant
+ * notification, or directly within the client), re-checking on its own when the holder's lease
+ * should have run out, after the recheck interval, or when the connection comes back. When its time is up it asks once more ({@code
  * giveup}), so a grant that raced the deadline is kept rather than wasted.
  *
  * <p>A re-entry (the thread already holds the lock through {@code lock()}) is an acquisition too:
