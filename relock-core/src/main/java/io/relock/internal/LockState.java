@@ -259,17 +259,19 @@ final class LockState {
   }
 
   /**
-   * The waiter after {@code successor} (the head of the local queue) that Redis may queue when the
-   * release passes the lock to the successor: one that has not asked Redis yet. It waits for that
+   * The waiter after {@code successor} in the local queue that Redis may queue when the release
+   * passes the lock to the successor: one that has not asked Redis yet. It waits for that
    * release's answer before it asks itself (see Acquisition#promised).
    */
   private Acquisition heirAfter(Acquisition successor) {
     java.util.Iterator<Acquisition> it = queue.iterator();
-    if (!it.hasNext() || it.next() != successor || !it.hasNext()) {
-      return null;
+    while (it.hasNext()) {
+      if (it.next() == successor) {
+        Acquisition next = it.hasNext() ? it.next() : null;
+        return next != null && next.mayBeHeir() ? next : null;
+      }
     }
-    Acquisition next = it.next();
-    return next.mayBeHeir() ? next : null;
+    return null;
   }
 
   /** Whether {@code a} is the first of this client's local waiters. */
@@ -278,14 +280,21 @@ final class LockState {
   }
 
   /**
-   * This client's waiter a release may pass the lock to: the head of the local queue if it waits
-   * in Redis and no other release in flight names it already (a client may hold several of a
-   * semaphore's permits, and release them at once); else null. Redis passes it only if its entry
-   * is still there.
+   * This client's waiter a release may pass the lock to: the first of the local queue that no
+   * other release in flight names already (a client may hold several of a semaphore's permits, and
+   * release them at once), if it waits in Redis or a release sent before this one queues it there
+   * (its heir); else null. Redis passes it only if its entry is there when the release runs: a
+   * heir named this way is passed to only if the earlier release ran first, which a driver of one
+   * connection (Lettuce) ensures and one of several (Jedis) usually does not, where the release
+   * then hands its permit to the first waiter in Redis instead, as before.
    */
   private Acquisition nextToPass() {
-    Acquisition head = queue.peekFirst();
-    return head != null && head.isWaitingInRedis() && !namedByRelease(head) ? head : null;
+    for (Acquisition a : queue) {
+      if (!namedByRelease(a)) {
+        return a.isWaitingInRedis() || a.isNamedHeir() ? a : null;
+      }
+    }
+    return null;
   }
 
   private boolean namedByRelease(Acquisition a) {

@@ -304,8 +304,9 @@ public abstract class SemaphoreContract extends RelockContract {
    * count the passes ahead sent before them, so another client's waiter, first in line, gets the
    * permit once the bound is reached (found by review: each release had read the same count).
    * Here the count is brought to two short of the bound, then three releases are held in Redis by a
-   * pause until all three are sent. (Since a client's waiters queue in the client, only the first
-   * waiting in Redis, one of the three names it; the bound holds either way.)
+   * pause until all three are sent. (A client's waiters queue in the client, only the first
+   * waiting in Redis: the first release names it, and each later one the waiter the release before
+   * it queues there.)
    */
   @Test
   void passesAhead_stayBounded_withSeveralReleasesInFlightAtOnce() throws Exception {
@@ -349,8 +350,8 @@ public abstract class SemaphoreContract extends RelockContract {
       t.join(PATIENCE.toMillis());
     }
     LockLease got = theirs.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-    // At most one of the three releases in flight passes ahead (the others find our first waiter
-    // named already, and free their permits for the queue, where theirs is first).
+    // Two of the three releases in flight pass ahead; the third frees its permit for the queue,
+    // where theirs is first.
     assertThat(ours.stream().filter(CompletableFuture::isDone).count()).as("our waiters passed a permit ahead of theirs")
         .isBetween((long) bound - 1, (long) bound);
     got.close();
