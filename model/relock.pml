@@ -669,7 +669,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.295-318) */
+/* Acquisition.send (l.290-313) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -679,7 +679,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.566-586) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.561-581) and LockEngine.acquired: the lease counts from `from` */
 inline succeed(c, tok, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -705,7 +705,7 @@ inline succeed(c, tok, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.710-728) */
+/* Acquisition.cleanUp (l.705-723) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -714,7 +714,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.683-704): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.678-699): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -727,7 +727,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.447-463); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.442-458); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
 #ifdef BUG_DEAD_ON_ARRIVAL
   t_ok = 0
@@ -738,13 +738,13 @@ inline arrived_too_late(c, from, handed) {
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.470-475) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.465-470) */
      fi
   fi
 #endif
 }
 
-/* Acquisition.recheck (l.532-537) */
+/* Acquisition.recheck (l.527-532) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -752,7 +752,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.501-530) */
+/* Acquisition.busy (l.496-525) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -766,7 +766,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.540-558) */
+/* Acquisition.attemptFailed (l.535-553) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -776,7 +776,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.613-637): a grant notification */
+/* Acquisition.granted (l.608-632): a grant notification */
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -809,7 +809,7 @@ inline granted(c, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.338-400) and answered (l.402-433); onConfirmed (l.477-499) */
+/* Acquisition.onReply (l.333-395) and answered (l.397-428); onConfirmed (l.472-494) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if

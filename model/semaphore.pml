@@ -155,10 +155,10 @@ acq_done:
 
 /* semaphore_release.lua */
 inline release(c) {
-  declared_permits();   /* l.26 */
+  declared_permits();   /* l.23 */
   if
-  :: !HOLDS(c) -> live_count(); grant_permits(t_p, t_nl); reply(c, R_M1, 0, 0, 0)                 /* l.27-36 */
-  :: HOLDS(c) -> drop_hold(c); live_count(); grant_permits(t_p, t_nl); reply(c, R_2, 0, 0, 0)     /* l.27, l.37-58 */
+  :: !HOLDS(c) -> live_count(); grant_permits(t_p, t_nl); reply(c, R_M1, 0, 0, 0)                 /* l.24-33 */
+  :: HOLDS(c) -> drop_hold(c); live_count(); grant_permits(t_p, t_nl); reply(c, R_2, 0, 0, 0)     /* l.24, l.34-52 */
   fi
 }
 

@@ -206,11 +206,6 @@ final class Acquisition {
 
   // ---- an heir: queued in Redis by a release of this client ---------------------------------
 
-  /** Named heir by a release still in flight, and still waiting: a later release may pass to it. */
-  boolean isNamedHeir() {
-    return promised && phase == Phase.ACTIVE && reentering == null;
-  }
-
   /** Waiting in the client, with time left, and not named by another release: it may be an heir. */
   boolean mayBeHeir() {
     return phase == Phase.LOCAL && !promised && !isZeroWait() && (!timed() || deadlineNanos - System.nanoTime() > 0);

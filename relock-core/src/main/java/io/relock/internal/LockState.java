@@ -232,7 +232,8 @@ final class LockState {
   /**
    * Releases every hold of {@code h} in Redis, passing the lock (or the permit) to this client's
    * next waiter if one is queued in Redis (ahead of other clients at most {@link
-   * LockEngine#PASSES_AHEAD} times in a row), and then queuing in Redis the waiter after it.
+   * LockEngine#PASSES_AHEAD} times in a row), and, where waiters queue in the client, queuing in
+   * Redis the waiter after it.
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
@@ -245,12 +246,12 @@ final class LockState {
     engine.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
-    Acquisition successor = kind.queuesLocally() ? nextToPass() : null;
+    Acquisition successor = kind.passesWithin() ? nextToPass() : null;
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
     if (successor != null) {
       passes++;
     }
-    Acquisition heir = successor != null ? heirAfter(successor) : null;
+    Acquisition heir = successor != null && kind.queuesLocally() ? heirAfter(successor) : null;
     Release r = new Release(this, h, true, successor, ahead, heir, answered);
     if (heir != null) {
       heir.promised();
@@ -280,18 +281,19 @@ final class LockState {
   }
 
   /**
-   * This client's waiter a release may pass the lock to: the first of the local queue that no
-   * other release in flight names already (a client may hold several of a semaphore's permits, and
-   * release them at once), if it waits in Redis or a release sent before this one queues it there
-   * (its heir); else null. Redis passes it only if its entry is there when the release runs: a
-   * heir named this way is passed to only if the earlier release ran first, which a driver of one
-   * connection (Lettuce) ensures and one of several (Jedis) usually does not, where the release
-   * then hands its permit to the first waiter in Redis instead, as before.
+   * This client's waiter a release may pass the lock to: the head of the local queue, or (for a
+   * semaphore, whose waiters all wait in Redis) the longest-waiting one; either only if it waits in
+   * Redis and no other release in flight names it already; else null. Redis passes it only if its
+   * entry is still there.
    */
   private Acquisition nextToPass() {
-    for (Acquisition a : queue) {
-      if (!namedByRelease(a)) {
-        return a.isWaitingInRedis() || a.isNamedHeir() ? a : null;
+    if (kind.queuesLocally()) {
+      Acquisition head = queue.peekFirst();
+      return head != null && head.isWaitingInRedis() && !namedByRelease(head) ? head : null;
+    }
+    for (Acquisition a : unsettled) {
+      if (a.isWaitingInRedis() && !a.isZeroWait() && !namedByRelease(a)) {
+        return a;
       }
     }
     return null;

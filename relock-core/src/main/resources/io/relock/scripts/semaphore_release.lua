@@ -4,14 +4,11 @@
 -- ARGV[1] owner id of the caller
 -- ARGV[2] '1' (a permit is one hold: there is nothing to drop one of)
 -- ARGV[3] how long the fence key and the marker are kept after their last use, in milliseconds
--- ARGV[4] '' or "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]": a queued owner of
---         the caller's own client to pass the permit to directly, as release.lua's ARGV[4] (ahead
---         '1': even if others queued first); and the client's next waiter, which is queued when the
---         permit is passed (see queue.lua's leave_to_heir)
+-- ARGV[4] '' or "<successor> <ahead>": a queued owner of the caller's own client to pass the permit
+--         to directly, as release.lua's ARGV[4] (ahead '1': even if others queued first)
 --
 -- Returns as release.lua: {3, token} released, and the permit passed to the successor with this
--- new fencing token (for its whole lease: its client completes it, nobody is notified), and the
--- heir, if named, queued; {2, 1}
+-- new fencing token (for its whole lease: its client completes it, nobody is notified); {2, 1}
 -- released and a permit handed to a waiter, {2, 0} released, {-1, 0} the caller holds no permit
 -- (its lease ran out, or it was never granted: it leaves the holder set, and the permit its hold
 -- kept is handed on).
@@ -39,15 +36,12 @@ if permits > 0 then
 end
 local now_ms, now_us = server_time()
 local live = #live_holders(HOLDERS)
-local successor, entry, heir
+local successor, entry
 if live < permits then
-  successor, entry, heir = successor_to_pass(ARGV[4], now_ms)
+  successor, entry = successor_to_pass(ARGV[4], now_ms)
 end
 if successor then
-  local heir_ttl = leave_to_heir(successor, entry, heir, now_ms, now_us)
-  if heir_ttl then
-    keep_name(heir_ttl) -- the marker outlives the queue
-  end
+  forget_waiter(successor)
   local token = issue_token(now_us, retention)
   add_hold(HOLDERS, successor, token, string.match(entry, '^%d+ (%d+) '), now_us)
   -- Permits left over (holds that expired meanwhile) go to the waiters in line.
