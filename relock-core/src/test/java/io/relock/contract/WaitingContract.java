@@ -473,22 +473,35 @@ public abstract class WaitingContract extends RelockContract {
     awaitNothingLeftOf("heir-reconnect");
   }
 
-  /** The heir is cancelled while the release that names it is held in Redis: its entry is withdrawn after. */
-  @Test
-  void anHeirCancelledWhileTheReleaseIsInRedis_leavesNothingQueued() throws Exception {
+  /**
+   * Holds {@code name} with a new client, queues a successor and an heir behind the hold (see
+   * successorAndHeir), then releases it while writes are paused, and runs {@code meanwhile} once
+   * the release is held in Redis. Returns the successor's and the heir's acquisitions once the
+   * release is over.
+   */
+  private List<CompletableFuture<LockLease>> whileTheReleaseIsInRedis(String name, Duration heirWait,
+      java.util.function.Consumer<List<CompletableFuture<LockLease>>> meanwhile) throws InterruptedException {
     Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
-    LockLease held = relock.lock("heir-cancel").acquire(Duration.ZERO);
-    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-cancel", PATIENCE);
+    LockLease held = relock.lock(name).acquire(Duration.ZERO);
+    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, name, heirWait);
     Thread closer = new Thread(held::close);
     pauseWrites(Duration.ofSeconds(10));
     try {
       closer.start();
       awaitCallsHeldByThePause(1);
-      assertThat(w.get(1).cancel(true)).isTrue();
+      meanwhile.accept(w);
     } finally {
       unpause();
     }
     closer.join(PATIENCE.toMillis());
+    return w;
+  }
+
+  /** The heir is cancelled while the release that names it is held in Redis: its entry is withdrawn after. */
+  @Test
+  void anHeirCancelledWhileTheReleaseIsInRedis_leavesNothingQueued() throws Exception {
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-cancel", PATIENCE,
+        waiters -> assertThat(waiters.get(1).cancel(true)).isTrue());
     LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-cancel") + ":q").equals(0L));
     got.close();
@@ -498,20 +511,9 @@ public abstract class WaitingContract extends RelockContract {
   /** The heir's wait ends while the release that names it is held in Redis. */
   @Test
   void anHeirWhoseWaitEndsWhileTheReleaseIsInRedis_timesOutAndLeavesNothing() throws Exception {
-    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
-    LockLease held = relock.lock("heir-deadline").acquire(Duration.ZERO);
-    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-deadline", Duration.ofSeconds(2));
-    Thread closer = new Thread(held::close);
-    pauseWrites(Duration.ofSeconds(10));
-    try {
-      closer.start();
-      awaitCallsHeldByThePause(1);
-      await("the heir timed out", () -> w.get(1).isDone());
-    } finally {
-      unpause();
-    }
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-deadline", Duration.ofSeconds(2),
+        waiters -> await("the heir timed out", () -> waiters.get(1).isDone()));
     assertThatThrownBy(() -> w.get(1).join()).hasCauseInstanceOf(LockTimeoutException.class);
-    closer.join(PATIENCE.toMillis());
     LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-deadline") + ":q").equals(0L));
     got.close();
@@ -525,19 +527,8 @@ public abstract class WaitingContract extends RelockContract {
    */
   @Test
   void theSuccessorCancelledWhileTheReleaseIsInRedis_theHeirGetsTheLock() throws Exception {
-    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
-    LockLease held = relock.lock("heir-granted").acquire(Duration.ZERO);
-    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-granted", PATIENCE);
-    Thread closer = new Thread(held::close);
-    pauseWrites(Duration.ofSeconds(10));
-    try {
-      closer.start();
-      awaitCallsHeldByThePause(1);
-      assertThat(w.get(0).cancel(true)).isTrue();
-    } finally {
-      unpause();
-    }
-    closer.join(PATIENCE.toMillis());
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-granted", PATIENCE,
+        waiters -> assertThat(waiters.get(0).cancel(true)).isTrue());
     LockLease got = w.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     assertThat(got.isValid()).isTrue();
     assertThat(holderInRedis("heir-granted")).isNotNull();

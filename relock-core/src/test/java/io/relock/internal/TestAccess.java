@@ -42,23 +42,22 @@ public final class TestAccess {
 
   /** How many releases {@code client} has in flight for its local state {@code stateKey}; read inside its mailbox. */
   public static int releasesInFlight(Relock client, String stateKey, Duration patience) {
-    LockState state = states(client).get(stateKey);
-    if (state == null) {
-      return 0;
-    }
-    CompletableFuture<Integer> answer = new CompletableFuture<>();
-    state.post(() -> answer.complete(state.releasesInFlight()));
-    return answer.orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS).join();
+    return countInMailbox(client, stateKey, patience, LockState::releasesInFlight);
   }
 
   /** How many acquisitions of {@code client} wait in its local queue for {@code stateKey}; read inside its mailbox. */
   public static int localWaiters(Relock client, String stateKey, Duration patience) {
+    return countInMailbox(client, stateKey, patience, LockState::localWaiters);
+  }
+
+  private static int countInMailbox(Relock client, String stateKey, Duration patience,
+      java.util.function.ToIntFunction<LockState> count) {
     LockState state = states(client).get(stateKey);
     if (state == null) {
       return 0;
     }
     CompletableFuture<Integer> answer = new CompletableFuture<>();
-    state.post(() -> answer.complete(state.localWaiters()));
+    state.post(() -> answer.complete(count.applyAsInt(state)));
     return answer.orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS).join();
   }
 
