@@ -669,7 +669,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.290-313) */
+/* Acquisition.send (l.291-314) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -679,7 +679,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.561-581) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.562-582) and LockEngine.acquired: the lease counts from `from` */
 inline succeed(c, tok, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -705,7 +705,7 @@ inline succeed(c, tok, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.705-723) */
+/* Acquisition.cleanUp (l.706-724) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -714,7 +714,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.678-699): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.679-700): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -727,7 +727,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.442-458); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.443-459); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
 #ifdef BUG_DEAD_ON_ARRIVAL
   t_ok = 0
@@ -738,13 +738,13 @@ inline arrived_too_late(c, from, handed) {
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.465-470) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.466-471) */
      fi
   fi
 #endif
 }
 
-/* Acquisition.recheck (l.527-532) */
+/* Acquisition.recheck (l.528-533) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -752,7 +752,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.496-525) */
+/* Acquisition.busy (l.497-526) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -766,7 +766,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.535-553) */
+/* Acquisition.attemptFailed (l.536-554) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -776,7 +776,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.608-632): a grant notification */
+/* Acquisition.granted (l.609-633): a grant notification */
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -809,7 +809,7 @@ inline granted(c, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.333-395) and answered (l.397-428); onConfirmed (l.472-494) */
+/* Acquisition.onReply (l.334-396) and answered (l.398-429); onConfirmed (l.473-495) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if
@@ -893,7 +893,7 @@ inline on_error(c, mayrun) {
   fi
 }
 
-/* Release.send (l.66-80) */
+/* Release.send (l.69-83) */
 inline rel_send(c) {
   if
   :: fsent[c] == NONE -> fsent[c] = now
@@ -903,7 +903,7 @@ inline rel_send(c) {
   send(c, t_v)
 }
 
-/* Release.onReply (l.91-134) */
+/* Release.onReply (l.94-137) */
 inline rel_reply(c) {
   as[c] = S_FREE;
   t_d = acode[c];
@@ -925,7 +925,7 @@ inline rel_reply(c) {
   ph[c] = DONE; tmr[c] = NONE
 }
 
-/* Release.failed (l.144-174) */
+/* Release.failed (l.147-177) */
 inline rel_error(c, mayrun) {
   as[c] = S_FREE;
 #ifdef BUG_RELEASE_RETRY

@@ -48,8 +48,9 @@ import java.util.concurrent.TimeUnit;
  * wait} or, as the heir of the release that passed the lock to the waiter before it, by that release
  * (see {@link #promised}). It is then handed the lock by the previous holder's release (a grant
  * notification, or directly within the client), re-checking on its own when the holder's lease
- * should have run out, after the recheck interval, or when the connection comes back. When its time is up it asks once more ({@code
- * giveup}), so a grant that raced the deadline is kept rather than wasted.
+ * should have run out, after the recheck interval, or when the connection comes back. When its
+ * time is up it asks once more ({@code giveup}), so a grant that raced the deadline is kept rather
+ * than wasted.
  *
  * <p>A re-entry (the thread already holds the lock through {@code lock()}) is an acquisition too:
  * one {@code reenter} call that raises the count in Redis; the thread's own count, the one that

@@ -29,7 +29,10 @@ final class Release {
   final boolean all;
   private Acquisition successor;
   private boolean ahead;
-  /** The client's waiter to queue in Redis when the lock is passed to the successor (see LockKind#queuesLocally), or null. */
+  /**
+   * The client's waiter to queue in Redis when the lock is passed to the successor, or null (see
+   * LockKind#queuesLocally).
+   */
   private Acquisition heir;
   private final CompletableFuture<Outcome> caller;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
