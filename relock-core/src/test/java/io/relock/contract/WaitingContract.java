@@ -7,6 +7,7 @@ import io.relock.DistributedLock;
 import io.relock.LockLease;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
+import io.relock.spi.DriverSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -477,11 +478,14 @@ public abstract class WaitingContract extends RelockContract {
    * Holds {@code name} with a new client, queues a successor and an heir behind the hold (see
    * successorAndHeir), then releases it while writes are paused, and runs {@code meanwhile} once
    * the release is held in Redis. Returns the successor's and the heir's acquisitions once the
-   * release is over.
+   * release is over. The client's commands time out after 10 s, not 2: the release must not fail
+   * while it is held (its successor would then learn of the pass only at a recheck, 5 minutes on).
    */
   private List<CompletableFuture<LockLease>> whileTheReleaseIsInRedis(String name, Duration heirWait,
       java.util.function.Consumer<List<CompletableFuture<LockLease>>> meanwhile) throws InterruptedException {
-    Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
+    Duration patientCommands = Duration.ofSeconds(10);
+    Relock relock = client(redis.uri(), new DriverSettings(patientCommands, Duration.ofSeconds(2), "relock-test"),
+        b -> b.recheckInterval(NO_RECHECK).commandTimeout(patientCommands));
     LockLease held = relock.lock(name).acquire(Duration.ZERO);
     List<CompletableFuture<LockLease>> w = successorAndHeir(relock, name, heirWait);
     Thread closer = new Thread(held::close);
@@ -511,7 +515,7 @@ public abstract class WaitingContract extends RelockContract {
   /** The heir's wait ends while the release that names it is held in Redis. */
   @Test
   void anHeirWhoseWaitEndsWhileTheReleaseIsInRedis_timesOutAndLeavesNothing() throws Exception {
-    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-deadline", Duration.ofSeconds(2),
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-deadline", Duration.ofMillis(500),
         waiters -> await("the heir timed out", () -> waiters.get(1).isDone()));
     assertThatThrownBy(() -> w.get(1).join()).hasCauseInstanceOf(LockTimeoutException.class);
     LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
