@@ -372,7 +372,7 @@ inline pop_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.90-94, with keep_queue l.58-65) */
+/* queue.lua enqueue (l.80-89) */
 inline enqueue(w) {
   queued(w, t_ok);
   if
@@ -386,7 +386,7 @@ inline enqueue(w) {
   fi
 }
 
-/* queue.lua notify (l.115-126): PUBLISH on the waiter's channel; delivered, delayed or lost */
+/* queue.lua notify (l.108-119): PUBLISH on the waiter's channel; delivered, delayed or lost */
 inline notify(w, tok) {
   if
   :: ph[w] == DEAD || !conn[w] -> skip      /* nobody subscribed */

@@ -345,7 +345,7 @@ inline first_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.90-94, with keep_queue l.58-65) */
+/* queue.lua enqueue (l.80-89) */
 inline enqueue(w) {
   queued(w, t_ok);
   if
@@ -369,7 +369,7 @@ inline any_live_entry(res) {
   od
 }
 
-/* queue.lua notify (l.115-126): PUBLISH "<serial>[:<token>] <owner> <state>" on the waiter's
+/* queue.lua notify (l.108-119): PUBLISH "<serial>[:<token>] <owner> <state>" on the waiter's
  * channel; delivered, delayed or lost */
 inline notify(w, ser, tok) {
   if

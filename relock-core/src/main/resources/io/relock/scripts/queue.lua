@@ -54,16 +54,6 @@ local function pop_live_waiter(now_ms)
   end
 end
 
--- Keeps the queue keys at least `ttl_ms` more: they outlive every entry in them.
-local function keep_queue(ttl_ms)
-  if redis.call('PTTL', QUEUE) < ttl_ms then
-    redis.call('PEXPIRE', QUEUE, ttl_ms)
-  end
-  if redis.call('PTTL', WAITERS) < ttl_ms then
-    redis.call('PEXPIRE', WAITERS, ttl_ms)
-  end
-end
-
 -- The waiter a release may pass the lock (or a permit) to directly: `arg` is the release's
 -- "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]" (or ''): a queued owner of the
 -- releasing client, and maybe the client's next waiter after it (see leave_to_heir). Returns
@@ -90,7 +80,12 @@ end
 local function enqueue(owner, now_ms, now_us, ttl_ms, rest)
   redis.call('ZADD', QUEUE, 'NX', now_us, owner) -- a waiter queued already keeps its place
   redis.call('HSET', WAITERS, owner, string.format('%d', now_ms + ttl_ms) .. ' ' .. rest)
-  keep_queue(ttl_ms)
+  if redis.call('PTTL', QUEUE) < ttl_ms then
+    redis.call('PEXPIRE', QUEUE, ttl_ms)
+  end
+  if redis.call('PTTL', WAITERS) < ttl_ms then
+    redis.call('PEXPIRE', WAITERS, ttl_ms)
+  end
 end
 
 -- Takes `successor` (passed the lock, its entry `entry`) off the queue, and queues `heir` instead,
@@ -98,16 +93,14 @@ end
 -- the releasing client's next waiter, which waited in its client behind the successor and has not
 -- asked Redis itself. It is queued as its own 'wait' would queue it now (at the back, with the
 -- successor's channel), so that it gets no place ahead of others' waiters, and its client's next
--- release passes to it without its having asked: each acquisition then costs one call. Returns the
--- heir's entry lifetime in ms, or nothing when there is no heir.
+-- release passes to it without its having asked: each acquisition then costs one call.
 local function leave_to_heir(successor, entry, heir, now_ms, now_us)
   forget_waiter(successor)
   local owner, ttl, lease, claim = string.match(heir or '', '^ (%S+) (%d+) (%d+) (%d+)$')
-  if not owner then
-    return nil
+  if owner then
+    local channel = string.match(entry, '^%d+ %d+ %d+ (.+)$')
+    enqueue(owner, now_ms, now_us, tonumber(ttl), lease .. ' ' .. claim .. ' ' .. channel)
   end
-  enqueue(owner, now_ms, now_us, tonumber(ttl), lease .. ' ' .. claim .. ' ' .. string.match(entry, '^%d+ %d+ %d+ (.+)$'))
-  return tonumber(ttl)
 end
 
 -- Tells `waiter` on `channel` that it was granted the lock with `token` (and `serial`, if not the
