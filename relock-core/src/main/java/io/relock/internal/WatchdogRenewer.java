@@ -31,21 +31,25 @@ final class WatchdogRenewer {
 
   /**
    * The longest one renewal call runs in Redis, in microseconds (see renew.lua); Redis also reads
-   * the call's keys and owners before, about 0.4 us a hold on our 2-core machine.
+   * the call's keys and owners before, about 0.2 us a hold on our 2-core machine.
    */
-  static final long BUDGET_MICROS = 350;
-  /** How long a batch is sized to run: the budget only cuts a call short when Redis slowed down. */
-  static final long AIM_MICROS = 300;
+  static final long BUDGET_MICROS = 300;
+  /**
+   * How long a batch is sized to run: the budget only cuts a call short when Redis slowed down.
+   * Below what {@link #MIN_BATCH} holds take here, so that batches stay at that size on a Redis
+   * as fast as ours, and a call holds Redis for about 0.2 ms.
+   */
+  static final long AIM_MICROS = 150;
   /** Holds in the first batch, before Redis's pace is known. */
-  static final int FIRST_BATCH = 100;
+  static final int FIRST_BATCH = 120;
   /**
    * The fewest holds a batch names, however slow Redis went: each call costs a round trip and a
-   * tick must get through every lease, so a tick costs at most one call per 100 holds while Redis
-   * renews 100 holds within the budget (about 3.5 us a hold; 2 to 3.2 us on our 2-core machine,
-   * the more held keys the slower). The budget still bounds each call; what it cuts off goes in
-   * the next.
+   * tick must get through every lease, so a tick costs fewer than one call per 100 holds while
+   * Redis renews 120 holds within the budget (about 2.5 us a hold; 1.7 to 2 us on our 2-core
+   * machine, the more held keys the slower). The extra 20 leave room for the odd call the budget
+   * cuts short. The budget still bounds each call; what it cuts off goes in the next.
    */
-  static final int MIN_BATCH = 100;
+  static final int MIN_BATCH = 120;
   /** How many holds renew.lua looks at between two looks at its budget: the fewest a call renews. */
   static final int BUDGET_STEP = 8;
   static final int MAX_BATCH = 1000;
