@@ -277,9 +277,11 @@ public final class Relock implements AutoCloseable {
    * fails with {@link RelockException} ("client closed while acquiring ...") and is withdrawn from
    * Redis; every lock the client holds is released (its leases turn invalid but report nothing
    * lost, and a later {@code close()} of one does nothing; a later {@code unlock()} throws {@link
-   * RelockException}). Waits for Redis to confirm for at most about twice the command timeout;
-   * what Redis has not confirmed by then expires by its lease. Then stops the watchdog and closes
-   * the driver. Idempotent.
+   * RelockException}). Stops the watchdog, and waits for Redis to confirm for at most about twice
+   * the command timeout. What Redis has not confirmed by then (it is unreachable, say) goes on
+   * being tried in the background, with backoff, until Redis confirms it or the longest lease in
+   * play has run out; the driver is closed after that. If the JVM exits first, those locks expire
+   * by their leases. Idempotent.
    */
   @Override
   public void close() {

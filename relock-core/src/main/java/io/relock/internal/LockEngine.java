@@ -1027,8 +1027,10 @@ public final class LockEngine {
 
   /**
    * Fails pending acquisitions with {@link RelockException} (withdrawing them from Redis), releases
-   * held locks, stops timers, closes the driver. Waits for Redis to confirm for about twice the
-   * command timeout at most.
+   * held locks, stops the watchdog. Waits for Redis to confirm for about twice the command timeout
+   * at most, then returns; what Redis has not confirmed by then goes on being tried in the
+   * background (the driver stays open for it) until it is confirmed or the longest lease in play
+   * has run out. Then stops timers and closes the driver.
    */
   public void close() {
     if (!closing.compareAndSet(false, true)) {
@@ -1037,16 +1039,25 @@ public final class LockEngine {
     closed = true;
     watchdog.stop();
     List<CompletableFuture<Void>> pending = new ArrayList<>();
+    java.util.concurrent.atomic.LongAccumulator longestLease = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
     for (LockState state : states.values()) {
       CompletableFuture<Void> done = new CompletableFuture<>();
-      state.post(() -> state.closeAll().whenComplete((v, e) -> done.complete(null)));
+      state.post(() -> state.closeAll(longestLease).whenComplete((v, e) -> done.complete(null)));
       pending.add(done);
     }
+    CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]));
     try {
-      awaitUninterruptibly(CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])),
-          releaseWait);
+      awaitUninterruptibly(all, releaseWait);
     } catch (TimeoutException | RuntimeException e) {
-      log.warn("closing: Redis did not confirm every release in time; those locks expire by their leases");
+      // Every state has run closeAll by now (mailbox tasks do not block); the releases also give
+      // up by themselves at their leases' end, and withdrawals once Redis confirms them.
+      long boundMillis = releaseWait.toMillis() + longestLease.get();
+      log.warn("closing: Redis has not confirmed every release within {} ms; trying on in the background for up to"
+          + " {} ms, after which what is left expires by its lease", releaseWait.toMillis(), boundMillis);
+      CompletableFuture<Void> background = all.completeOnTimeout(null, boundMillis, TimeUnit.MILLISECONDS);
+      // Not on the thread that completes it (a driver's I/O thread may): closing the driver there can deadlock.
+      background.whenComplete((v, x) -> daemon("relock-close-" + clientId.substring(0, 8)).newThread(this::shutdown).start());
+      return;
     }
     shutdown();
   }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -363,20 +364,26 @@ final class LockState {
   /**
    * The client is closing: fails every acquisition (withdrawing it from Redis) and releases
    * every hold. The future completes when all of that is over, or has been given up.
+   *
+   * @param longestLeaseMillis told how long, at most, what this state has in Redis may last
    */
-  CompletableFuture<Void> closeAll() {
+  CompletableFuture<Void> closeAll(java.util.concurrent.atomic.LongAccumulator longestLeaseMillis) {
     List<CompletableFuture<?>> pending = new ArrayList<>();
     RelockException closed = engine.closedError(keys.name());
+    long now = System.nanoTime();
     for (Acquisition a : new ArrayList<>(unsettled)) {
+      longestLeaseMillis.accumulate(a.leaseMillis); // what a grant it withdraws could last
       pending.add(a.withdraw(closed));
     }
     for (HeldLease h : new ArrayList<>(holds.values())) {
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(h.validUntilNanos() + h.driftNanos - now));
       CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
       h.threadHolds = 0;
       finish(h, done);
       pending.add(done);
     }
     for (Release r : releases) {
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(r.hold.validUntilNanos() + r.hold.driftNanos - now));
       pending.add(r.finished());
     }
     return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).handle((v, e) -> null);

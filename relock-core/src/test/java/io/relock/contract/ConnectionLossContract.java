@@ -95,6 +95,26 @@ public abstract class ConnectionLossContract extends RelockContract {
     }
   }
 
+  /**
+   * A client closed while Redis cannot be reached returns within its bound, and does not leave its
+   * locks to their leases: once Redis can be reached again, the releases it could not get
+   * confirmed are made in the background. The lease here (5 minutes) far outlasts the test's
+   * patience, so only that release can free the lock in time.
+   */
+  @Test
+  void clientClosedWhileRedisIsUnreachable_releasesItsLocksOnceRedisIsBack() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port())) {
+      Relock holder = client(proxy.uri(), DRIVER_SETTINGS, b -> b.commandTimeout(Duration.ofMillis(300)));
+      holder.lock("closed-unreachable").acquire(Duration.ZERO, Duration.ofMinutes(5));
+      proxy.cut();
+      CompletableFuture<Void> closing = CompletableFuture.runAsync(holder::close);
+      closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS); // returns with Redis still cut off
+      assertThat(holderInRedis("closed-unreachable")).as("nothing reached Redis while it was cut off").isNotNull();
+      proxy.restore();
+      awaitNothingLeftOf("closed-unreachable");
+    }
+  }
+
   /** A lease known to be lost says so at close(), even if Redis cannot be reached to release it. */
   @Test
   void leaseKnownLost_closedWhileRedisIsUnreachable_throwsLockLost() throws Exception {
