@@ -153,12 +153,13 @@ acq_done:
   skip
 }
 
-/* semaphore_release.lua */
+/* semaphore_release.lua (its fast path, l.16-28, is the general path's outcome when no queue key
+ * is left: grant_permits then finds nobody, and the marker needs no refresh) */
 inline release(c) {
-  declared_permits();   /* l.23 */
+  declared_permits();   /* l.37 */
   if
-  :: !HOLDS(c) -> live_count(); grant_permits(t_p, t_nl); reply(c, R_M1, 0, 0, 0)                 /* l.24-33 */
-  :: HOLDS(c) -> drop_hold(c); live_count(); grant_permits(t_p, t_nl); reply(c, R_2, 0, 0, 0)     /* l.24, l.34-52 */
+  :: !HOLDS(c) -> live_count(); grant_permits(t_p, t_nl); reply(c, R_M1, 0, 0, 0)                 /* l.38-47 */
+  :: HOLDS(c) -> drop_hold(c); live_count(); grant_permits(t_p, t_nl); reply(c, R_2, 0, 0, 0)     /* l.38, l.48-66 */
   fi
 }
 

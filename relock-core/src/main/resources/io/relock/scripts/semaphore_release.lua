@@ -13,6 +13,20 @@
 -- (its lease ran out, or it was never granted: it leaves the holder set, and the permit its hold
 -- kept is handed on).
 
+-- The common case first, before the rest is set up: nobody queued (neither queue key: a live
+-- entry keeps both, see queue.lua's enqueue), so no waiter is owed the permit, not even a
+-- successor the caller named; and a marker that needs no refresh (see holders.lua's
+-- refresh_name). Dropping the caller's hold is then all there is to do. Anything else (the hold
+-- already gone included) goes on to the general code below.
+if redis.call('EXISTS', KEYS[1] .. ':q', KEYS[1] .. ':qi') == 0 then
+  local r = tonumber(ARGV[3])
+  if redis.call('PTTL', KEYS[1]) >= r - math.min(math.floor(r / 10), 1000)
+      and redis.call('DEL', KEYS[1] .. ':h:' .. ARGV[1]) == 1 then
+    redis.call('SREM', KEYS[1] .. ':holders', ARGV[1])
+    return {2, 0}
+  end
+end
+
 -- @include lockvalue.lua
 -- @include fence.lua
 -- @include queue.lua

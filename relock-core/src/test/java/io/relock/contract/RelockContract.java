@@ -97,6 +97,21 @@ public abstract class RelockContract {
     return redis.execute(args);
   }
 
+  /**
+   * Calls of every command INFO commandstats recorded since the last CONFIG RESETSTAT, script
+   * commands included, but for the test's own CONFIG and INFO.
+   */
+  protected java.util.SortedMap<String, Long> commandsSinceReset() {
+    java.util.SortedMap<String, Long> calls = new java.util.TreeMap<>();
+    for (String line : ((String) redis.execute("INFO", "commandstats")).split("\r?\n")) {
+      if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_config") && !line.startsWith("cmdstat_info")) {
+        String n = line.substring(line.indexOf("calls=") + 6);
+        calls.put(line.substring("cmdstat_".length(), line.indexOf(':')), Long.parseLong(n.substring(0, n.indexOf(','))));
+      }
+    }
+    return calls;
+  }
+
   /** Calls of one command recorded by INFO commandstats since the last CONFIG RESETSTAT. */
   protected long commandCalls(String command) {
     String stats = (String) redis.execute("INFO", "commandstats");

@@ -58,6 +58,32 @@ public abstract class SemaphoreContract extends RelockContract {
   }
 
   /**
+   * What Redis runs for an uncontended permit taken and given back, script commands included: at
+   * most fifteen (but for the marker's refresh, once a second). The release, with nobody queued,
+   * only drops the hold (the script call, a look at the queue and the marker, the hold and its set
+   * entry); the acquisition, with a permit free and nobody queued, reads the marker and the
+   * holders, issues a token and writes the hold.
+   */
+  @Test
+  void uncontendedAcquireAndRelease_costRedisAtMostFifteenCommands() {
+    DistributedSemaphore sem = client().semaphore("lean", 3);
+    sem.acquire(Duration.ZERO).close(); // the first use of a name also creates its marker and fence
+    redis("CONFIG", "RESETSTAT");
+    int rounds = 50;
+    long start = System.nanoTime();
+    for (int i = 0; i < rounds; i++) {
+      sem.acquire(Duration.ZERO).close();
+    }
+    // Once a second the marker is refreshed: that acquisition and release take the general code.
+    long refreshes = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) + 1;
+    var seen = commandsSinceReset();
+    long commands = seen.values().stream().mapToLong(Long::longValue).sum();
+    assertThat(commands).as("commands for %d permits taken and given back: %s", rounds, seen)
+        .isLessThanOrEqualTo(15L * rounds + 12L * refreshes);
+    assertThat(scriptCalls()).as("round trips").isEqualTo(2L * rounds);
+  }
+
+  /**
    * A permit's hold ran out in Redis with a waiter queued, while its holder was silent: the
    * holder's late release finds it lost and hands the permit on at once (the waiter's rechecks are
    * a minute apart), also when a count of the permits has already dropped it from the holder set.
