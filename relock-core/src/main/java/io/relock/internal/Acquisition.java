@@ -44,13 +44,14 @@ import java.util.concurrent.TimeUnit;
  *       freed lock again for nobody.
  * </ul>
  *
- * <p>Waiting: only the head of the client's local queue waits in Redis, queued by its own {@code
- * wait} or, as the heir of the release that passed the lock to the waiter before it, by that release
- * (see {@link #promised}). It is then handed the lock by the previous holder's release (a grant
- * notification, or directly within the client), re-checking on its own when the holder's lease
- * should have run out, after the recheck interval, or when the connection comes back. When its
- * time is up it asks once more ({@code giveup}), so a grant that raced the deadline is kept rather
- * than wasted.
+ * <p>Waiting: only the head of the client's local queue waits for the lock; the others wait
+ * behind it in the client. While its client holds the lock, the head follows that hold (see
+ * {@link #follow}): it asks Redis nothing, and the hold's release hands it the lock or queues it.
+ * Otherwise it waits in Redis, queued by its own {@code wait}, and is handed the lock by the
+ * previous holder's release (a grant notification, or directly within the client), re-checking on
+ * its own when the holder's lease should have run out, after the recheck interval, or when the
+ * connection comes back. When its time is up it asks once more ({@code giveup}), so a grant that
+ * raced the deadline is kept rather than wasted.
  *
  * <p>A re-entry (the thread already holds the lock through {@code lock()}) is an acquisition too:
  * one {@code reenter} call that raises the count in Redis; the thread's own count, the one that
@@ -112,8 +113,9 @@ final class Acquisition {
   /** Whether the lock came by hand-over (a grant, or a pass within the client): for observers. */
   private boolean handedOver;
   /**
-   * Whether a release in flight names this waiter as its heir (see {@link #promised}): it may be
-   * queued in Redis without having asked, and asks nothing until that release has answered.
+   * Whether a release in flight names this waiter as its follower (see {@link #promised}): it may
+   * hold the lock or be queued in Redis without having asked, and asks nothing until that release
+   * has answered.
    */
   private boolean promised;
   /** Whether this acquisition sent a call while {@link #promised} (for a grant it heard of). */
@@ -205,26 +207,74 @@ final class Acquisition {
     send("wait");
   }
 
-  // ---- an heir: queued in Redis by a release of this client ---------------------------------
+  // ---- a follower: first of the client's waiters while the client holds the lock -----------
 
-  /** Waiting in the client, with time left, and not named by another release: it may be an heir. */
-  boolean mayBeHeir() {
-    return phase == Phase.LOCAL && !promised && !isZeroWait() && (!timed() || deadlineNanos - System.nanoTime() > 0);
-  }
-
-  /** What a release names this heir with: " <owner> <entry ttl ms> <lease ms> <claim ms>" (see ScriptCalls#release). */
-  String heirArgument() {
-    return " " + owner + " " + entryLifetimeMillis() + " " + leaseMillis + " " + engine.claimMillis();
+  /**
+   * Whether this waiter may follow a hold of its client (see {@link #follow}): waiting in the
+   * client, with time left, never having asked Redis, and not part of a multi-lock.
+   */
+  boolean mayFollow() {
+    return phase == Phase.LOCAL && !promised && !inRedis && reentering == null && joint == null && !isZeroWait()
+        && (!timed() || deadlineNanos - System.nanoTime() > 0);
   }
 
   /**
-   * A release of this client names this waiter as its heir: if it passes the lock to the waiter
-   * ahead of this one, Redis queues this one too, as this one's own {@code wait} would have. Until
-   * the release answers, this acquisition counts as waiting in Redis with a call in flight: Redis
-   * may grant it the lock from the queue (a grant notification then completes it, as for any
-   * waiter), and it sends nothing of its own (a call of its own could reach Redis after a grant it
-   * learnt of from the notification, and take the lock again for nobody). Any grant to it starts
-   * after now.
+   * First in the client's queue while the client holds the lock: rather than queue in Redis, wait
+   * for that hold's release, which hands the lock to this waiter (or queues it behind other
+   * clients' waiters) in the same call, so that the acquisition costs Redis nothing of its own.
+   * While it follows, Redis has nothing to give it: the lock is its client's. It looks again at
+   * the recheck interval, when the hold's lease would run out, and at its deadline: once the client
+   * has no hold left that is not known lost and within its lease (a hold that is never released
+   * must not keep it from a lock Redis has freed), it asks Redis itself, as any first waiter does.
+   *
+   * @param holdValidUntilNanos the followed hold's local deadline now
+   */
+  void follow(long holdValidUntilNanos) {
+    long now = System.nanoTime();
+    long next = Math.min(engine.settings().recheckInterval().toNanos(), holdValidUntilNanos - now);
+    if (timed()) {
+      next = Math.min(next, deadlineNanos - now);
+    }
+    timer.after(next, this::lookAgain);
+  }
+
+  private void lookAgain() {
+    if (phase == Phase.LOCAL && state.isFirstInQueue(this)) {
+      state.startFirst(this); // follows on, asks Redis, or gives up if its time is up
+    } else if (promised && timed() && System.nanoTime() - deadlineNanos >= 0) {
+      fail(timeout()); // the release that named it answers first (see followerAnswered)
+    }
+  }
+
+  /** What a release names this follower with: " <entry ttl ms> <lease ms> <claim ms> <channel>" (see release.lua). */
+  String followerArgument() {
+    return " " + entryLifetimeMillis() + " " + leaseMillis + " " + engine.claimMillis() + " " + engine.grantChannel();
+  }
+
+  /** The release that named this follower handed it the lock, with {@code token}. */
+  void passedToFollower(long token, long releaseSentNanos) {
+    promised = false;
+    reconnectedWhilePromised = false;
+    switch (phase) {
+      case ACTIVE -> passed(token, releaseSentNanos);
+      case WITHDRAWING -> {
+        if (!inFlight) {
+          cleanUp(null); // gave up meanwhile: releases what it was handed
+        }
+      }
+      default -> {
+        // HELD or SETTLED cannot be reached while promised: nothing to do.
+      }
+    }
+  }
+
+  /**
+   * A release of this client names this follower: Redis hands it the lock, or queues it behind
+   * other clients' waiters, as its own {@code wait} would have. Until the release answers, this
+   * acquisition counts as waiting in Redis with a call in flight: once queued, Redis may grant it
+   * the lock from the queue (a grant notification then completes it, as for any waiter), and it
+   * sends nothing of its own (a call of its own could reach Redis after a grant it learnt of from
+   * the notification, and take the lock again for nobody). Any grant to it starts after now.
    */
   void promised() {
     promised = true;
@@ -232,15 +282,16 @@ final class Acquisition {
     inRedis = true;
     grantNoEarlierThan = System.nanoTime();
     if (trace.isTraceEnabled()) {
-      trace.trace("{} named heir", owner);
+      trace.trace("{} named follower", owner);
     }
   }
 
   /**
-   * The release that named this heir has answered: queued ({@code TRUE}), not ({@code FALSE}), or
-   * not known ({@code null}: the call failed and may have run).
+   * The release that named this follower has answered without handing it the lock: queued ({@code
+   * TRUE}), not ({@code FALSE}: the hold had ended, or the topology does not hand over), or not
+   * known ({@code null}: the call failed and may have run).
    */
-  void heirQueued(Boolean queued) {
+  void followerAnswered(Boolean queued) {
     if (!promised) {
       return;
     }
@@ -248,7 +299,7 @@ final class Acquisition {
     boolean nudged = reconnectedWhilePromised;
     reconnectedWhilePromised = false;
     if (trace.isTraceEnabled()) {
-      trace.trace("{} heir queued {} phase {} in flight {}", owner, queued, phase, inFlight);
+      trace.trace("{} follower queued {} phase {} in flight {}", owner, queued, phase, inFlight);
     }
     if (Boolean.FALSE.equals(queued) && !askedWhilePromised) {
       inRedis = false; // not queued, so granted nothing, and it asked nothing itself
@@ -268,17 +319,14 @@ final class Acquisition {
           if (nudged) {
             timer.now(); // the re-check a reconnect asks for, deferred while promised
           }
-        } else if (queued == null || state.isFirstInQueue(this)) {
-          timer.cancel(); // the deadline armed while it waited in the client (as becomeHead does)
-          if (timed() && System.nanoTime() - deadlineNanos >= 0) {
-            fail(timeout());
-            return;
-          }
-          send("wait");
-        } else {
-          phase = Phase.LOCAL;
-          waitLocally();
+          return;
         }
+        timer.cancel(); // its look-again timer (see follow)
+        if (timed() && System.nanoTime() - deadlineNanos >= 0) {
+          fail(timeout());
+          return;
+        }
+        send("wait"); // what Redis holds for it, if the call may have run; else it queues now
       }
       default -> {
         // HELD (granted from the queue) or SETTLED: nothing left to do.
@@ -705,7 +753,7 @@ final class Acquisition {
    */
   private void cleanUp(Throwable lastError) {
     if (promised) {
-      return; // the release that named it as heir answers first (see heirQueued)
+      return; // the release that named it as follower answers first (see followerAnswered)
     }
     if (lastError == null && (!inRedis || reentering != null)) {
       // Nothing in Redis (a re-entry's extra count there is harmless: the last unlock frees all).

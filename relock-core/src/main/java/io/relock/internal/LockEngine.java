@@ -307,6 +307,11 @@ public final class LockEngine {
   }
 
   /** The sharded channel on which handoff.lua publishes grants of this lock (same slot as its keys). */
+  /** The channel grant notifications for this client go to, as the scripts name it in a queue entry. */
+  String grantChannel() {
+    return grantChannel;
+  }
+
   static String grantChannelOf(LockKeys keys) {
     return keys.lock() + ":n";
   }
@@ -548,12 +553,15 @@ public final class LockEngine {
    * Runs the release script of {@code h}'s kind.
    *
    * @param careful whether it may well find another owner's hold (see {@link ScriptCalls#release})
+   * @param follows whether {@code successor} is a follower, which has not asked Redis (see
+   *     release.lua), rather than a waiter queued there
    */
   CompletableFuture<List<Object>> runRelease(HeldLease h, boolean all, boolean careful, Acquisition successor,
-      boolean ahead, Acquisition heir) {
+      boolean ahead, boolean follows) {
     LockKind kind = h.state.kind;
-    List<String> args = kind.releaseArgs(h.owner, all, careful, fenceRetention,
-        successor == null ? null : successor.owner, ahead, heir == null ? null : heir.heirArgument());
+    String to = successor == null ? null : follows ? "=" + successor.owner : successor.owner;
+    List<String> args = kind.releaseArgs(h.owner, all, careful, fenceRetention, to, ahead,
+        follows ? successor.followerArgument() : null);
     return scripts.run(kind.releaseScript(), h.state.scriptKeys, args, h.lockName());
   }
 

@@ -42,9 +42,9 @@ abstract class LockKind {
   abstract LuaScript releaseScript();
 
   /**
-   * Whether a client's waiters queue locally, only the first of them waiting in Redis, and a
-   * release that passes the lock to that waiter also queues the client's next waiter in Redis in
-   * the same call (see queue.lua's leave_to_heir). Only where one owner holds the lock at a time: a
+   * Whether a client's waiters queue locally, only the first of them waiting for the lock: in
+   * Redis, or while the client holds the lock, following that hold, whose release hands it the lock
+   * in the same call (see Acquisition#follow). Only where one owner holds the lock at a time: a
    * semaphore or readers grant several waiters at once (a semaphore whose waiters queued in the
    * client made about 40% fewer acquisitions per second on the lock family bench: when permits
    * free up, one waiter per client in Redis is too few to take them).
@@ -81,12 +81,12 @@ abstract class LockKind {
    *
    * @param careful whether the release may well find another owner's hold (see {@link
    *     ScriptCalls#release}); only an exclusive lock's release tells
-   * @param heir the client's waiter after the successor, with what its queue entry needs (see
-   *     {@link ScriptCalls#release}), or null
+   * @param follower for a successor that follows the hold (named "=<owner>"), what its queue
+   *     entry needs (see {@link ScriptCalls#release}); else null
    */
   List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
-      boolean ahead, String heir) {
-    return ScriptCalls.release(owner, all, careful, retentionMillis, successor, ahead, heir);
+      boolean ahead, String follower) {
+    return ScriptCalls.release(owner, all, careful, retentionMillis, successor, ahead, follower);
   }
 
   /** The kind whose local state has key {@code stateKey} (as a grant notification names it). */
@@ -168,8 +168,8 @@ abstract class LockKind {
     /** A shared hold is a key of its owner's: its release never takes another owner's. */
     @Override
     List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
-        boolean ahead, String heir) {
-      return super.releaseArgs(owner, all, false, retentionMillis, successor, ahead, heir);
+        boolean ahead, String follower) {
+      return super.releaseArgs(owner, all, false, retentionMillis, successor, ahead, follower);
     }
 
     @Override
@@ -269,7 +269,7 @@ abstract class LockKind {
 
     @Override
     List<String> releaseArgs(String owner, boolean all, boolean careful, String retentionMillis, String successor,
-        boolean ahead, String heir) {
+        boolean ahead, String follower) {
       return plus(super.releaseArgs(owner, all, false, retentionMillis, null, false, null), String.valueOf(lane));
     }
 

@@ -94,22 +94,46 @@ final class LockState {
     }
     queue.addLast(a);
     if (queue.peekFirst() == a) {
-      a.becomeHead();
+      startFirst(a);
     } else {
       a.waitLocally();
     }
   }
 
-  /** Takes {@code a} out of the local queue; the next waiter, if it becomes head, starts in Redis. */
+  /** Takes {@code a} out of the local queue; the next waiter, if it becomes first, starts. */
   void leaveQueue(Acquisition a) {
     boolean wasHead = queue.peekFirst() == a;
     queue.remove(a);
     if (wasHead) {
       Acquisition next = queue.peekFirst();
       if (next != null) {
-        next.becomeHead();
+        startFirst(next);
       }
     }
+  }
+
+  /**
+   * {@code a} is now the first of the local queue: it follows this client's hold of the lock, whose
+   * release will hand it the lock (see Acquisition#follow), or else starts waiting in Redis.
+   */
+  void startFirst(Acquisition a) {
+    HeldLease followed = kind.queuesLocally() && kind.passesWithin() && a.mayFollow() ? liveHold() : null;
+    if (followed != null) {
+      a.follow(followed.validUntilNanos());
+    } else {
+      a.becomeHead();
+    }
+  }
+
+  /** A hold of this client not known lost, whose lease has not run out here; or null. */
+  private HeldLease liveHold() {
+    long now = System.nanoTime();
+    for (HeldLease h : holds.values()) {
+      if (h.lostReason() == null && h.validUntilNanos() - now > 0) {
+        return h;
+      }
+    }
+    return null;
   }
 
   /** {@code a} is over: nothing of it is left in Redis or here. */
@@ -214,7 +238,7 @@ final class LockState {
         done.complete(new Release.Outcome(h, h.lostReason()));
         return;
       }
-      start(new Release(this, h, false, null, false, null, done));
+      start(new Release(this, h, false, null, false, false, done));
       return;
     }
     h.threadHolds = 0;
@@ -232,9 +256,8 @@ final class LockState {
 
   /**
    * Releases every hold of {@code h} in Redis, passing the lock (or the permit) to this client's
-   * next waiter if one is queued in Redis (ahead of other clients at most {@link
-   * LockEngine#PASSES_AHEAD} times in a row), and, where waiters queue in the client, queuing in
-   * Redis the waiter after it.
+   * next waiter if one waits in Redis, or if it follows the hold (see Acquisition#follow); ahead of
+   * other clients at most {@link LockEngine#PASSES_AHEAD} times in a row.
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
@@ -248,32 +271,32 @@ final class LockState {
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
     Acquisition successor = kind.passesWithin() ? nextToPass() : null;
+    Acquisition follower = successor == null && kind.passesWithin() ? follower() : null;
+    if (follower != null) {
+      successor = follower;
+      engine.hearGrants(this); // it may be queued, and granted the lock by another client
+    }
     boolean ahead = successor != null && passes < LockEngine.PASSES_AHEAD;
-    if (successor != null) {
+    if (ahead) {
       passes++;
     }
-    Acquisition heir = successor != null && kind.queuesLocally() ? heirAfter(successor) : null;
-    Release r = new Release(this, h, true, successor, ahead, heir, answered);
-    if (heir != null) {
-      heir.promised();
+    Release r = new Release(this, h, true, successor, ahead, follower != null, answered);
+    if (follower != null) {
+      follower.promised();
     }
     start(r);
   }
 
   /**
-   * The waiter after {@code successor} in the local queue that Redis may queue when the release
-   * passes the lock to the successor: one that has not asked Redis yet. It waits for that
-   * release's answer before it asks itself (see Acquisition#promised).
+   * The first of the local queue if it follows this client's holds (see Acquisition#follow): a
+   * release may hand it the lock although it has not asked Redis.
    */
-  private Acquisition heirAfter(Acquisition successor) {
-    java.util.Iterator<Acquisition> it = queue.iterator();
-    while (it.hasNext()) {
-      if (it.next() == successor) {
-        Acquisition next = it.hasNext() ? it.next() : null;
-        return next != null && next.mayBeHeir() ? next : null;
-      }
+  private Acquisition follower() {
+    if (!kind.queuesLocally()) {
+      return null;
     }
-    return null;
+    Acquisition head = queue.peekFirst();
+    return head != null && head.mayFollow() ? head : null;
   }
 
   /** Whether {@code a} is the first of this client's local waiters. */
@@ -342,7 +365,12 @@ final class LockState {
     passes = 0;
   }
 
-  /** For tests: acquisitions in the local queue, the one waiting in Redis among them. */
+  /** For tests: as after {@link LockEngine#PASSES_AHEAD} passes in a row within the client. */
+  void usePassesAhead() {
+    passes = LockEngine.PASSES_AHEAD;
+  }
+
+  /** For tests: acquisitions in the local queue, the first among them included. */
   int localWaiters() {
     return queue.size();
   }

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * after a backoff) until the command timeout has passed since it began; the caller is then told
  * with a {@link RelockException}, and a full release goes on trying in the background until the
  * lock would have expired in Redis anyway, so that a brief outage does not keep others waiting for
- * a whole lease. A retry never names a successor (nor an heir): the lock may already have been
- * passed on by the attempt whose reply was lost.
+ * a whole lease. A retry never names a successor: the lock may already have been passed on by
+ * the attempt whose reply was lost.
  */
 final class Release {
   private static final org.slf4j.Logger trace = org.slf4j.LoggerFactory.getLogger("io.relock.trace");
@@ -30,10 +30,11 @@ final class Release {
   private Acquisition successor;
   private boolean ahead;
   /**
-   * The client's waiter to queue in Redis when the lock is passed to the successor, or null (see
-   * LockKind#queuesLocally).
+   * Whether the successor is a follower: a waiter of this client that has not asked Redis, which
+   * the release hands the lock to or queues (see LockState#finish). It waits for this release's
+   * answer before it asks anything itself.
    */
-  private Acquisition heir;
+  private final boolean follows;
   private final CompletableFuture<Outcome> caller;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final long callerDeadline;
@@ -43,15 +44,15 @@ final class Release {
   private long firstSent;
   private boolean outcomeUnknown;
 
-  Release(LockState state, HeldLease hold, boolean all, Acquisition successor, boolean ahead, Acquisition heir,
+  Release(LockState state, HeldLease hold, boolean all, Acquisition successor, boolean ahead, boolean follows,
       CompletableFuture<Outcome> caller) {
+    this.follows = follows;
     this.state = state;
     this.engine = state.engine;
     this.hold = hold;
     this.all = all;
     this.successor = successor;
     this.ahead = ahead;
-    this.heir = heir;
     this.caller = caller;
     long now = System.nanoTime();
     this.callerDeadline = now + engine.settings().commandTimeout().toNanos();
@@ -73,12 +74,12 @@ final class Release {
     }
     Acquisition passTo = successor;
     if (trace.isTraceEnabled()) {
-      trace.trace("{} release all {} token {} to {} heir {}", hold.owner, all, hold.token,
-          passTo == null ? "-" : passTo.owner, heir == null ? "-" : heir.owner);
+      trace.trace("{} release all {} token {} to {}{}", hold.owner, all, hold.token,
+          passTo == null ? "-" : passTo.owner, follows && passTo != null ? " (follower)" : "");
     }
     // Where the hold may well be another owner's by now, Redis reads it before taking it.
     boolean careful = all && (outcomeUnknown || hold.lostReason() != null || sent - hold.validUntilNanos() >= 0);
-    engine.runRelease(hold, all, careful, passTo, ahead, heir)
+    engine.runRelease(hold, all, careful, passTo, ahead, follows && passTo != null)
         .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
   }
 
@@ -112,18 +113,21 @@ final class Release {
       // released it and its reply was lost. (Dropping one of several holds never frees the lock.)
       code = 2;
     }
-    if (heir != null) {
-      // Before the successor completes, which makes the heir the first of the client's waiters.
-      Acquisition queued = heir;
-      heir = null;
-      queued.heirQueued(code == 3 ? Boolean.TRUE : Boolean.FALSE);
-    }
     if (code == 3) {
       // This hold has ended before the next one begins: observers hear it in that order.
       hold.endObserved(io.relock.LockObserver.Outcome.RELEASED, null);
-      passTo.passed((Long) reply.get(1), sent);
-    } else if (code == 2) {
-      state.freedForOthers();
+      if (follows) {
+        passTo.passedToFollower((Long) reply.get(1), sent);
+      } else {
+        passTo.passed((Long) reply.get(1), sent);
+      }
+    } else {
+      if (code == 2 || code == 4) {
+        state.freedForOthers();
+      }
+      if (follows && passTo != null) {
+        passTo.followerAnswered(code == 4); // queued behind others' waiters, or not (it asks for itself)
+      }
     }
     String lost = null;
     if (code <= 0) {
@@ -147,14 +151,12 @@ final class Release {
   private void failed(Throwable error) {
     boolean mayHaveRun = ScriptRunner.mayHaveRun(error);
     outcomeUnknown |= mayHaveRun;
+    if (follows && successor != null) {
+      // Handed the lock, queued, or neither: unknown if the call may have run.
+      successor.followerAnswered(mayHaveRun ? null : Boolean.FALSE);
+    }
     successor = null;
     ahead = false;
-    if (heir != null) {
-      // Queued or not: unknown if the call may have run.
-      Acquisition queued = heir;
-      heir = null;
-      queued.heirQueued(mayHaveRun ? null : Boolean.FALSE);
-    }
     long now = System.nanoTime();
     boolean transientFailure = ScriptRunner.isTransient(error);
     if (!caller.isDone() && (!transientFailure || now - callerDeadline >= 0)) {

@@ -49,14 +49,14 @@ public final class ScriptCalls {
   }
 
   /**
-   * {@code release.lua}'s arguments, naming also the heir: the client's waiter after the successor,
-   * " <owner> <entry ttl ms> <lease ms> <claim ms>", which Redis queues when the lock is passed
-   * (see queue.lua's leave_to_heir); null for none.
+   * {@code release.lua}'s arguments, where the successor may be a follower: "=<owner>", with {@code
+   * follower} its queue entry " <entry ttl ms> <lease ms> <claim ms> <channel>" (see release.lua's
+   * ARGV[4]); null for a queued successor.
    */
   static List<String> release(String owner, boolean all, boolean careful, String retentionMillis,
-      String successor, boolean ahead, String heir) {
+      String successor, boolean ahead, String follower) {
     return List.of(owner, !all ? "0" : careful ? "2" : "1", retentionMillis,
-        successor == null ? "" : successor + (ahead ? " 1" : " 0") + (heir == null ? "" : heir));
+        successor == null ? "" : successor + (ahead ? " 1" : " 0") + (follower == null ? "" : follower));
   }
 
   /** {@code release.lua}'s arguments, read back: the owner and whether every hold goes. */

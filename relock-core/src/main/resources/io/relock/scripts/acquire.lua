@@ -153,11 +153,11 @@ end
 if not holder then
   -- Free, normally because a holder's lease ran out. Serve the queue in order: the first live
   -- waiter gets it, unless that is the caller or nobody waits.
-  local first, entry = first_live_waiter(now_ms)
+  local first = first_live_waiter(now_ms)
   if first and first ~= owner then
     grant_next(now_ms, now_us, retention)
   elseif first then
-    return {1, give_to(owner, entry, lease, now_ms, now_us, retention), 1}
+    return {1, give_to(owner, lease, now_us, retention), 1}
   else
     if not token then
       token = issue_token(now_us, retention)

@@ -30,11 +30,10 @@ local function hand_to(waiter, lease_ms, now_us, retention_ms, px_ms)
   return token
 end
 
--- Gives the (free) lock to `waiter`, whose queue entry is `entry`, for `lease_ms` with a new
--- token, marking whether others still wait; `heir`, if given, is queued instead (see queue.lua's
--- leave_to_heir). Returns the token.
-local function give_to(waiter, entry, lease_ms, now_ms, now_us, retention_ms, heir)
-  leave_to_heir(waiter, entry, heir, now_ms, now_us)
+-- Gives the (free) lock to the queued `waiter` for `lease_ms` with a new token, taking it off the
+-- queue and marking whether others still wait. Returns the token.
+local function give_to(waiter, lease_ms, now_us, retention_ms)
+  forget_waiter(waiter)
   return hand_to(waiter, lease_ms, now_us, retention_ms)
 end
 

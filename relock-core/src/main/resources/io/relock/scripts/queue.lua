@@ -55,12 +55,10 @@ local function pop_live_waiter(now_ms)
 end
 
 -- The waiter a release may pass the lock (or a permit) to directly: `arg` is the release's
--- "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]" (or ''): a queued owner of the
--- releasing client, and maybe the client's next waiter after it (see leave_to_heir). Returns
--- that owner, its entry and the rest of `arg` if the entry is live and the owner is first in line
--- or `ahead` is '1'; else nothing.
+-- "<successor> <ahead>" (or ''): a queued owner of the releasing client. Returns that owner and
+-- its entry if the entry is live and the owner is first in line or `ahead` is '1'; else nothing.
 local function successor_to_pass(arg, now_ms)
-  local successor, ahead, heir = string.match(arg or '', '^(%S+) ([01])(.*)$')
+  local successor, ahead = string.match(arg or '', '^(%S+) ([01])$')
   if not successor then
     return nil
   end
@@ -69,7 +67,7 @@ local function successor_to_pass(arg, now_ms)
       or (ahead ~= '1' and first_live_waiter(now_ms) ~= successor) then
     return nil
   end
-  return successor, entry, heir
+  return successor, entry
 end
 
 -- Queues `owner` (or refreshes its entry) to live `ttl_ms` more; `rest` is its entry after the
@@ -85,21 +83,6 @@ local function enqueue(owner, now_ms, now_us, ttl_ms, rest)
   end
   if redis.call('PTTL', WAITERS) < ttl_ms then
     redis.call('PEXPIRE', WAITERS, ttl_ms)
-  end
-end
-
--- Takes `successor` (passed the lock, its entry `entry`) off the queue, and queues `heir` instead,
--- if the rest of successor_to_pass's `arg` names one: " <heir> <ttl ms> <lease ms> <claim ms>",
--- the releasing client's next waiter, which waited in its client behind the successor and has not
--- asked Redis itself. It is queued as its own 'wait' would queue it now (at the back, with the
--- successor's channel), so that it gets no place ahead of others' waiters, and its client's next
--- release passes to it without its having asked: each acquisition then costs one call.
-local function leave_to_heir(successor, entry, heir, now_ms, now_us)
-  forget_waiter(successor)
-  local owner, ttl, lease, claim = string.match(heir or '', '^ (%S+) (%d+) (%d+) (%d+)$')
-  if owner then
-    local channel = string.match(entry, '^%d+ %d+ %d+ (.+)$')
-    enqueue(owner, now_ms, now_us, tonumber(ttl), lease .. ' ' .. claim .. ' ' .. channel)
   end
 end
 

@@ -10,18 +10,24 @@
 --         sends it only while it counts more than one hold of its own, and the count kept here
 --         may run ahead of the client's after a lost reply, so it never goes below 1
 -- ARGV[3] how long the fence key is kept after its last use, in milliseconds
--- ARGV[4] '' or "<successor> <ahead>[ <heir> <ttl ms> <lease ms> <claim ms>]": a queued owner of
---         the caller's own client to pass the lock to directly; ahead '1' to pass to it even if
---         others queued first, '0' to pass only if it is first in line (the client bounds how often
---         in a row it says '1', so other clients get turns); and the client's next waiter, which
---         is queued when the lock is passed (see queue.lua's leave_to_heir)
+-- ARGV[4] '' or "<successor> <ahead>": a queued owner of the caller's own client to pass the lock
+--         to directly; ahead '1' to pass to it even if others queued first, '0' to pass only if it
+--         is first in line (the client bounds how often in a row it says '1', so other clients get
+--         turns);
+--         or "=<follower> <ahead> <ttl ms> <lease ms> <claim ms> <channel>": a waiter of the
+--         caller's client that has not asked Redis (it waited in its client for this release). It
+--         gets the lock if nobody else is queued, or ahead of them if ahead is '1'; else it is
+--         queued behind them (its entry as its own 'wait' would write it: to live ttl ms, with
+--         its lease, claim time and channel) and the first is handed the lock. The client names
+--         only an owner that has sent nothing, so it has no entry here.
 --
 -- Returns {code, n}:
 --   { 1, count}  one of several holds dropped ('0'); count is what Redis still counts (at least 1)
 --   { 2, 1}      released, and handed to the next waiter
 --   { 2, 0}      released, nobody waits: the lock is free
---   { 3, token}  passed to the successor named in ARGV[4], with this new fencing token (and the
---                heir, if named, queued)
+--   { 3, token}  passed to the successor or follower named in ARGV[4], with this new fencing
+--                token
+--   { 4, 1}      released and handed to the next waiter; the follower named in ARGV[4] queued
 --   { 0, 0}      held by another owner: left held by it (after '1', its expiry may come later
 --                than before, never sooner: see below)
 --   {-1, 0}      nobody holds it (the caller's lease expired)
@@ -33,7 +39,7 @@ local all, taken = ARGV[2] ~= '0', ARGV[2] == '1'
 local v
 if taken then
   v = redis.call('GETDEL', KEYS[1])
-  if v and string.sub(v, -4) == ' - -' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+  if v and string.sub(v, -4) == ' - -' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' and ARGV[4] == '' then
     return {2, 0}
   end
 else
@@ -84,15 +90,28 @@ end
 if not taken then
   redis.call('DEL', KEYS[1])
 end
+local retention = ARGV[3]
+local follower, ahead, ttl, follower_lease, claim, channel =
+    string.match(ARGV[4], '^=(%S+) ([01]) (%d+) (%d+) (%d+) (.+)$')
+if follower then
+  local now_ms, now_us = server_time()
+  if waiters == 'w' and ahead ~= '1' then
+    -- Others' turn: the follower queues at the back, and the first live waiter gets the lock
+    -- (the follower itself if every entry ahead of it has died: it then hears of it as a waiter).
+    enqueue(follower, now_ms, now_us, tonumber(ttl), follower_lease .. ' ' .. claim .. ' ' .. channel)
+    grant_next(now_ms, now_us, retention)
+    return {4, 1}
+  end
+  return {3, hand_to(follower, tonumber(follower_lease), now_us, retention)}
+end
 if waiters ~= 'w' then
   return {2, 0}
 end
-local retention = ARGV[3]
 local now_ms, now_us = server_time()
-local successor, entry, heir = successor_to_pass(ARGV[4], now_ms)
+local successor, entry = successor_to_pass(ARGV[4], now_ms)
 if successor then
   -- Within one client: no notification needed, the caller completes the successor itself.
   local lease = tonumber(string.match(entry, '^%d+ (%d+) '))
-  return {3, give_to(successor, entry, lease, now_ms, now_us, retention, heir)}
+  return {3, give_to(successor, lease, now_us, retention)}
 end
 return {2, grant_next(now_ms, now_us, retention) and 1 or 0}

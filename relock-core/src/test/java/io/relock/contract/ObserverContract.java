@@ -129,7 +129,8 @@ public abstract class ObserverContract extends RelockContract {
     Recorder r = observed(relock);
     LockLease first = relock.lock("passed").acquire(Duration.ZERO);
     CompletableFuture<LockLease> second = relock.lock("passed").acquireAsync(Duration.ofSeconds(30));
-    await("the second waits in Redis", () -> relock.inspect("passed").waiters().size() == 1);
+    await("the second waits in the client, following the first",
+        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey("passed"), PATIENCE) == 1);
     first.close();
     LockLease secondLease = second.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
     assertThat(r.seen.get(1).handedOver).as("passed within the client").isTrue();

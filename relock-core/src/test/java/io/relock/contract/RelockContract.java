@@ -250,9 +250,9 @@ public abstract class RelockContract {
   }
 
   /**
-   * One client holds {@code name} (whose local state is {@code stateKey}) and has a waiter queued
-   * in Redis; another client's waiter queues behind that one. The first client then keeps
-   * releasing, each time with a new waiter of its own that asked after the other client's.
+   * One client holds {@code name} (whose local state is {@code stateKey}) and has a waiter that
+   * follows the hold in the client; another client's waiter queues in Redis. The first client then
+   * keeps releasing, each time with a new waiter of its own that asked after the other client's.
    * Returns how many times a release passed within the first client before the other client's
    * waiter got its turn (asserting that it did, within twice the bound of passes ahead), once
    * nothing is left queued.
@@ -263,10 +263,11 @@ public abstract class RelockContract {
     Relock busy = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
     LockLease held = ask.apply(busy, Duration.ZERO).get(PATIENCE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     java.util.concurrent.CompletableFuture<LockLease> head = ask.apply(busy, PATIENCE);
-    await("our first waiter queued", () -> redis("ZCARD", lockKey(name) + ":q").equals(1L));
+    await("our first waiter waits in the client",
+        () -> io.relock.internal.TestAccess.localWaiters(busy, stateKey, PATIENCE) == 1);
     java.util.concurrent.CompletableFuture<LockLease> theirs =
         ask.apply(client(b -> b.recheckInterval(Duration.ofMinutes(1))), PATIENCE);
-    await("their waiter queued behind ours", () -> redis("ZCARD", lockKey(name) + ":q").equals(2L));
+    await("their waiter queued", () -> redis("ZCARD", lockKey(name) + ":q").equals(1L));
     List<java.util.concurrent.CompletableFuture<LockLease>> ours = new ArrayList<>(List.of(head));
     int passes = 0;
     while (passes <= 2 * bound) {

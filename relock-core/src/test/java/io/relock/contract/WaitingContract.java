@@ -65,13 +65,27 @@ public abstract class WaitingContract extends RelockContract {
     assertNoWaiters("local-queue");
   }
 
+  private void awaitLocalWaiters(Relock relock, String name, int n) {
+    await(n + " waiter(s) in the client",
+        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey(name), PATIENCE) == n);
+  }
+
+  /**
+   * A waiter of the client that holds the lock follows that hold: it asks Redis nothing while it
+   * waits, however long (here five recheck intervals), and the hold's release hands it the lock in
+   * the same call, with no notification.
+   */
   @Test
-  void releaseWithinAClient_passesTheLockToItsNextWaiter_withoutANotification() {
-    Relock relock = client();
+  void aWaiterOfTheHoldingClient_followsTheHold_andItsReleaseHandsItTheLockInOneCall() {
+    Relock relock = client(b -> b.recheckInterval(Duration.ofMillis(200)));
     LockLease first = relock.lock("passed").acquire(Duration.ZERO);
-    CompletableFuture<LockLease> second = relock.lock("passed").acquireAsync(PATIENCE);
-    awaitQueued("passed", 1);
     redis("CONFIG", "RESETSTAT");
+    CompletableFuture<LockLease> second = relock.lock("passed").acquireAsync(PATIENCE);
+    awaitLocalWaiters(relock, "passed", 1);
+    long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+    await("five recheck intervals passed", () -> System.nanoTime() - until > 0);
+    assertThat(scriptCalls()).as("calls while it followed the hold").isZero();
+    assertThat(redis("EXISTS", lockKey("passed") + ":q")).as("queued in Redis").isEqualTo(0L);
     first.close();
     LockLease got = second.join();
     assertThat(got.fencingToken()).isGreaterThan(first.fencingToken());
@@ -83,22 +97,19 @@ public abstract class WaitingContract extends RelockContract {
   }
 
   /**
-   * A release that passes the lock to the client's waiter queued in Redis also queues the client's
-   * next waiter there: none of the waiters behind the first ever asks Redis, and each
-   * contended acquisition costs its release's one call.
+   * Each waiter of the holding client follows the hold before it once it is first: none of them
+   * ever asks Redis, and each contended acquisition costs its predecessor's release, one call.
    */
   @Test
-  void aPassWithinAClient_alsoQueuesTheNextWaiter_soNoWaiterBehindTheFirstAsksRedis() {
+  void waitersOfTheHoldingClient_followOneAnother_soNoneAsksRedis() {
     Relock relock = client();
-    LockLease held = relock.lock("heirs").acquire(Duration.ZERO);
+    LockLease held = relock.lock("followers").acquire(Duration.ZERO);
+    redis("CONFIG", "RESETSTAT");
     List<CompletableFuture<LockLease>> waiters = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      waiters.add(relock.lock("heirs").acquireAsync(PATIENCE));
+      waiters.add(relock.lock("followers").acquireAsync(PATIENCE));
     }
-    awaitQueued("heirs", 1);
-    await("three waiters in the client",
-        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey("heirs"), PATIENCE) == 3);
-    redis("CONFIG", "RESETSTAT");
+    awaitLocalWaiters(relock, "followers", 3);
     for (CompletableFuture<LockLease> next : waiters) {
       held.close();
       LockLease got = next.join();
@@ -108,7 +119,7 @@ public abstract class WaitingContract extends RelockContract {
     assertThat(scriptCalls()).as("three releases, each passing the lock on; no waiter asked itself").isEqualTo(3);
     assertThat(commandCalls("publish")).as("no notification needed").isZero();
     held.close();
-    assertNoWaiters("heirs");
+    assertNoWaiters("followers");
   }
 
   @Test
@@ -151,7 +162,7 @@ public abstract class WaitingContract extends RelockContract {
   @Test
   void aWaiter_keepsItsPlace_afterTheFenceExpiredWhileItWaited() throws Exception {
     Relock relock = client(b -> b.fenceRetention(Duration.ofMillis(300)).recheckInterval(Duration.ofMinutes(1)));
-    LockLease holder = relock.lock("kept-place").acquire(Duration.ZERO, Duration.ofMinutes(1));
+    LockLease holder = client().lock("kept-place").acquire(Duration.ZERO, Duration.ofMinutes(1));
     CompletableFuture<LockLease> waiter = relock.lock("kept-place").acquireAsync(PATIENCE);
     awaitQueued("kept-place", 1);
     await("the fence expired", () -> redis("EXISTS", lockKey("kept-place") + ":fence").equals(0L));
@@ -425,30 +436,33 @@ public abstract class WaitingContract extends RelockContract {
     got.close();
   }
 
-  // ---- heirs: the waiter a release queues for its client (see queue.lua's leave_to_heir) -------------
+  // ---- followers: the first waiter of the holding client (see Acquisition#follow) -----------
 
-  /** Three waiters of one client behind a hold: the first waits in Redis, the second is the next release's heir. */
-  private List<CompletableFuture<LockLease>> successorAndHeir(Relock relock, String name, Duration heirWait) {
-    CompletableFuture<LockLease> successor = relock.lock(name).acquireAsync(PATIENCE);
-    awaitQueued(name, 1);
-    CompletableFuture<LockLease> heir = relock.lock(name).acquireAsync(heirWait);
-    await("two waiters in the client",
-        () -> io.relock.internal.TestAccess.localWaiters(relock, lockKey(name), PATIENCE) == 2);
-    return List.of(successor, heir);
+  /**
+   * Two waiters of {@code relock}, which holds {@code name}: the first follows the hold (with
+   * {@code followerWait} to wait), the second waits behind it in the client.
+   */
+  private List<CompletableFuture<LockLease>> followerAndNext(Relock relock, String name, Duration followerWait) {
+    CompletableFuture<LockLease> follower = relock.lock(name).acquireAsync(followerWait);
+    awaitLocalWaiters(relock, name, 1);
+    CompletableFuture<LockLease> next = relock.lock(name).acquireAsync(PATIENCE);
+    awaitLocalWaiters(relock, name, 2);
+    return List.of(follower, next);
   }
 
   /**
-   * The release that names the heir fails after it may have run (a command timeout): the heir then
-   * sends its own 'wait'. A reconnect while that call is out must not end the heir's wait (found by
-   * review: the deadline timer armed while it waited in the client was still armed, and a
-   * reconnect fires whatever is armed).
+   * The release that names the follower fails after it may have run (a command timeout): the
+   * follower then sends its own 'wait'. A reconnect while that call is out must not end its wait,
+   * nor the wait of the waiter behind it (found by review, for the queued successor's next waiter
+   * this replaced: a timer armed while it waited in the client was still armed, and a reconnect
+   * fires whatever is armed).
    */
   @Test
-  void anHeirWhoseReleaseFailed_isNotTimedOutByAReconnect() throws Exception {
+  void aFollowerWhoseReleaseFailed_isNotTimedOutByAReconnect() throws Exception {
     HeldReleaseReplies network = new HeldReleaseReplies(connectDriver(redis.uri(), DRIVER_SETTINGS));
     try (Relock relock = Relock.builder().driver(network).commandTimeout(Duration.ofSeconds(2)).build()) {
-      LockLease held = relock.lock("heir-reconnect").acquire(Duration.ZERO);
-      List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-reconnect", PATIENCE);
+      LockLease held = relock.lock("follower-reconnect").acquire(Duration.ZERO);
+      List<CompletableFuture<LockLease>> w = followerAndNext(relock, "follower-reconnect", PATIENCE);
       Thread closer = new Thread(() -> {
         try {
           held.close();
@@ -460,34 +474,34 @@ public abstract class WaitingContract extends RelockContract {
       try {
         closer.start();
         awaitCallsHeldByThePause(1);
-        closer.join(PATIENCE.toMillis()); // the release's command timeout (2 s) has passed: the heir sent 'wait'
+        closer.join(PATIENCE.toMillis()); // the release's command timeout (2 s) has passed: the follower sent 'wait'
         network.reconnect.run();
         // A round trip through the lock's mailbox: the reconnect has been handled.
-        io.relock.internal.TestAccess.localWaiters(relock, lockKey("heir-reconnect"), PATIENCE);
-        assertThat(w.get(1)).as("the heir, with %s to wait, after the reconnect", PATIENCE).isNotDone();
+        io.relock.internal.TestAccess.localWaiters(relock, lockKey("follower-reconnect"), PATIENCE);
+        assertThat(w.get(0)).as("the follower, with %s to wait, after the reconnect", PATIENCE).isNotDone();
+        assertThat(w.get(1)).as("the waiter behind it, after the reconnect").isNotDone();
       } finally {
         unpause();
       }
       w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
       w.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).close();
     }
-    awaitNothingLeftOf("heir-reconnect");
+    awaitNothingLeftOf("follower-reconnect");
   }
 
   /**
-   * Holds {@code name} with a new client, queues a successor and an heir behind the hold (see
-   * successorAndHeir), then releases it while writes are paused, and runs {@code meanwhile} once
-   * the release is held in Redis. Returns the successor's and the heir's acquisitions once the
-   * release is over. The client's commands time out after 10 s, not 2: the release must not fail
-   * while it is held (its successor would then learn of the pass only at a recheck, 5 minutes on).
+   * Holds {@code name} with a new client, with a follower and a waiter behind it (see
+   * followerAndNext), then releases it while writes are paused, and runs {@code meanwhile} once
+   * the release is held in Redis. Returns both acquisitions once the release is over. The client's
+   * commands time out after 10 s, not 2: the release must not fail while it is held.
    */
-  private List<CompletableFuture<LockLease>> whileTheReleaseIsInRedis(String name, Duration heirWait,
+  private List<CompletableFuture<LockLease>> whileTheReleaseIsInRedis(String name, Duration followerWait,
       java.util.function.Consumer<List<CompletableFuture<LockLease>>> meanwhile) throws InterruptedException {
     Duration patientCommands = Duration.ofSeconds(10);
     Relock relock = client(redis.uri(), new DriverSettings(patientCommands, Duration.ofSeconds(2), "relock-test"),
         b -> b.recheckInterval(NO_RECHECK).commandTimeout(patientCommands));
     LockLease held = relock.lock(name).acquire(Duration.ZERO);
-    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, name, heirWait);
+    List<CompletableFuture<LockLease>> w = followerAndNext(relock, name, followerWait);
     Thread closer = new Thread(held::close);
     pauseWrites(Duration.ofSeconds(10));
     try {
@@ -501,51 +515,51 @@ public abstract class WaitingContract extends RelockContract {
     return w;
   }
 
-  /** The heir is cancelled while the release that names it is held in Redis: its entry is withdrawn after. */
-  @Test
-  void anHeirCancelledWhileTheReleaseIsInRedis_leavesNothingQueued() throws Exception {
-    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-cancel", PATIENCE,
-        waiters -> assertThat(waiters.get(1).cancel(true)).isTrue());
-    LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-    await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-cancel") + ":q").equals(0L));
-    got.close();
-    awaitNothingLeftOf("heir-cancel");
-  }
-
-  /** The heir's wait ends while the release that names it is held in Redis. */
-  @Test
-  void anHeirWhoseWaitEndsWhileTheReleaseIsInRedis_timesOutAndLeavesNothing() throws Exception {
-    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-deadline", Duration.ofMillis(500),
-        waiters -> await("the heir timed out", () -> waiters.get(1).isDone()));
-    assertThatThrownBy(() -> w.get(1).join()).hasCauseInstanceOf(LockTimeoutException.class);
-    LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-    await("the heir's entry withdrawn", () -> redis("ZCARD", lockKey("heir-deadline") + ":q").equals(0L));
-    got.close();
-    awaitNothingLeftOf("heir-deadline");
-  }
-
   /**
-   * The successor is cancelled while the release passing it the lock is held in Redis: the release
-   * passes to it and queues the heir, the successor's withdrawal then hands the lock to the heir
-   * (a notification that may come before the release's reply).
+   * The follower is cancelled while the release that hands it the lock is held in Redis: what it
+   * was handed is released after, and the waiter behind it, which asked Redis once the follower had
+   * left, gets the lock.
    */
   @Test
-  void theSuccessorCancelledWhileTheReleaseIsInRedis_theHeirGetsTheLock() throws Exception {
-    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("heir-granted", PATIENCE,
+  void aFollowerCancelledWhileTheReleaseIsInRedis_givesBackWhatItWasHanded() throws Exception {
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("follower-cancel", PATIENCE,
         waiters -> assertThat(waiters.get(0).cancel(true)).isTrue());
     LockLease got = w.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     assertThat(got.isValid()).isTrue();
-    assertThat(holderInRedis("heir-granted")).isNotNull();
+    assertThat(holderInRedis("follower-cancel")).isNotNull();
     got.close();
-    awaitNothingLeftOf("heir-granted");
+    awaitNothingLeftOf("follower-cancel");
   }
 
-  /** The client closes while a release names an heir. */
+  /** The follower's wait ends while the release that names it is held in Redis. */
   @Test
-  void closingWhileAReleaseNamesAnHeir_leavesNothing() throws Exception {
+  void aFollowerWhoseWaitEndsWhileTheReleaseIsInRedis_timesOutAndLeavesNothing() throws Exception {
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("follower-deadline", Duration.ofMillis(500),
+        waiters -> await("the follower timed out", () -> waiters.get(0).isDone()));
+    assertThatThrownBy(() -> w.get(0).join()).hasCauseInstanceOf(LockTimeoutException.class);
+    LockLease got = w.get(1).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    got.close();
+    awaitNothingLeftOf("follower-deadline");
+  }
+
+  /** The waiter behind the follower is cancelled while the release is held in Redis: it had nothing there. */
+  @Test
+  void theWaiterBehindAFollower_cancelledWhileTheReleaseIsInRedis_leavesNothing() throws Exception {
+    List<CompletableFuture<LockLease>> w = whileTheReleaseIsInRedis("follower-next", PATIENCE,
+        waiters -> assertThat(waiters.get(1).cancel(true)).isTrue());
+    LockLease got = w.get(0).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(got.isValid()).isTrue();
+    assertThat(holderInRedis("follower-next")).isNotNull();
+    got.close();
+    awaitNothingLeftOf("follower-next");
+  }
+
+  /** The client closes while a release names a follower. */
+  @Test
+  void closingWhileAReleaseNamesAFollower_leavesNothing() throws Exception {
     Relock relock = client(b -> b.recheckInterval(NO_RECHECK));
-    LockLease held = relock.lock("heir-close").acquire(Duration.ZERO);
-    List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-close", PATIENCE);
+    LockLease held = relock.lock("follower-close").acquire(Duration.ZERO);
+    followerAndNext(relock, "follower-close", PATIENCE);
     Thread closer = new Thread(held::close);
     Thread closing = new Thread(relock::close);
     pauseWrites(Duration.ofSeconds(3));
@@ -561,15 +575,16 @@ public abstract class WaitingContract extends RelockContract {
     closer.join(PATIENCE.toMillis());
     closing.join(PATIENCE.toMillis());
     assertThat(closing.isAlive()).isFalse();
-    awaitNothingLeftOf("heir-close");
+    awaitNothingLeftOf("follower-close");
   }
 
   /**
-   * Another client's waiter queued before the busy client's second waiter: each waiter the busy
-   * client's releases queue goes behind it, so it gets the lock within the bound of passes.
+   * Another client's waiter queued while the busy client's follower waited in its client: once
+   * the busy client has passed the lock ahead of it as often as the bound allows, its release
+   * queues the follower behind that waiter, which gets the lock.
    */
   @Test
-  void aWaiterQueuedByARelease_getsNoPlaceAheadOfAnotherClients_soPassesStayBounded() throws Exception {
+  void passesToFollowers_stayBounded_soAnotherClientsEarlierWaiterGetsItsTurn() throws Exception {
     int passes = passesBeforeAnotherClientsEarlierWaiter("starved", lockKey("starved"),
         (client, wait) -> client.lock("starved").acquireAsync(wait));
     assertThat(passes).isLessThanOrEqualTo(io.relock.internal.TestAccess.passesAhead());
@@ -605,34 +620,40 @@ public abstract class WaitingContract extends RelockContract {
   }
 
   /**
-   * The heir is granted the lock from Redis's queue while the release that queued it has not
-   * answered (the successor withdrew), and that grant's notification is lost; the connection comes
-   * back meanwhile. A waiter in Redis re-checks at once on a reconnect; so does the heir, once the
-   * release has answered (found by review: it ignored the reconnect, and waited a whole recheck
-   * interval, a minute here).
+   * The follower is queued by the release that names it (its client has passed the lock ahead of
+   * another client's waiter as often as the bound allows), and granted the lock from Redis's queue
+   * while that release has not answered (the other client released at once); that grant's
+   * notification is lost, and the connection comes back meanwhile. A waiter in Redis re-checks at
+   * once on a reconnect; so does the follower, once the release has answered (found by review, for
+   * the queued successor's next waiter this replaced: it ignored the reconnect, and waited a whole
+   * recheck interval, a minute here).
    */
   @Test
-  void anHeirNamedDuringAReconnect_reChecksOnceTheReleaseAnswers() throws Exception {
+  void aFollowerQueuedDuringAReconnect_reChecksOnceTheReleaseAnswers() throws Exception {
     HeldReleaseReplies network = new HeldReleaseReplies(connectDriver(redis.uri(), DRIVER_SETTINGS));
     try (Relock relock = Relock.builder().driver(network).recheckInterval(Duration.ofMinutes(1)).build()) {
       relock.lock("warm-up").acquire(Duration.ZERO).close(); // release.lua loaded: no NOSCRIPT round trip below
-      LockLease held = relock.lock("heir-nudge").acquire(Duration.ZERO);
-      List<CompletableFuture<LockLease>> w = successorAndHeir(relock, "heir-nudge", PATIENCE);
+      LockLease held = relock.lock("follower-nudge").acquire(Duration.ZERO);
+      CompletableFuture<LockLease> follower = relock.lock("follower-nudge").acquireAsync(PATIENCE);
+      awaitLocalWaiters(relock, "follower-nudge", 1);
+      Relock other = client(b -> b.recheckInterval(Duration.ofMinutes(1)));
+      CompletableFuture<LockLease> theirs = other.lock("follower-nudge").acquireAsync(PATIENCE);
+      awaitQueued("follower-nudge", 1);
+      io.relock.internal.TestAccess.usePassesAhead(relock, lockKey("follower-nudge"), PATIENCE);
       CompletableFuture<Void> gate = new CompletableFuture<>();
       network.gate = gate;
       Thread closer = new Thread(held::close);
       closer.start();
-      await("the release sent", () -> network.releasesSent.get() == 1);
-      assertThat(w.get(0).cancel(true)).isTrue(); // its withdrawal hands the lock on to the heir
-      await("the lock handed to the heir, nothing left queued",
-          () -> holderInRedis("heir-nudge") != null && stored("heir-nudge").token() != held.fencingToken()
-              && redis("EXISTS", lockKey("heir-nudge") + ":q").equals(0L));
+      LockLease got = theirs.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS); // handed over by our release
+      assertThat(redis("ZCARD", lockKey("follower-nudge") + ":q")).as("our follower, queued").isEqualTo(1L);
+      got.close(); // hands the lock to our follower; its notification is lost
+      await("the lock handed to our follower, nothing left queued",
+          () -> holderInRedis("follower-nudge") != null && redis("EXISTS", lockKey("follower-nudge") + ":q").equals(0L));
       network.reconnect.run(); // notifications sent meanwhile may have been lost: waiters re-check
-      io.relock.internal.TestAccess.localWaiters(relock, lockKey("heir-nudge"), PATIENCE); // the reconnect handled
+      io.relock.internal.TestAccess.localWaiters(relock, lockKey("follower-nudge"), PATIENCE); // the reconnect handled
       gate.complete(null);
       closer.join(PATIENCE.toMillis());
-      LockLease got = w.get(1).get(5, TimeUnit.SECONDS);
-      got.close();
+      follower.get(5, TimeUnit.SECONDS).close();
     }
   }
 }

@@ -45,6 +45,17 @@ public final class TestAccess {
     return countInMailbox(client, stateKey, patience, LockState::releasesInFlight);
   }
 
+  /**
+   * Makes {@code client}'s next release of {@code stateKey} pass the lock within the client only if
+   * nobody else waits, as after {@link #passesAhead} passes in a row; inside its mailbox.
+   */
+  public static void usePassesAhead(Relock client, String stateKey, Duration patience) {
+    countInMailbox(client, stateKey, patience, state -> {
+      state.usePassesAhead();
+      return 0;
+    });
+  }
+
   /** How many acquisitions of {@code client} wait in its local queue for {@code stateKey}; read inside its mailbox. */
   public static int localWaiters(Relock client, String stateKey, Duration patience) {
     return countInMailbox(client, stateKey, patience, LockState::localWaiters);
