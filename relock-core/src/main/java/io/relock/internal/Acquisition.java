@@ -122,6 +122,15 @@ final class Acquisition {
   private boolean askedWhilePromised;
   /** Whether the connection came back while {@link #promised}: a grant's notification may have been lost. */
   private boolean reconnectedWhilePromised;
+  /**
+   * The release that named this follower failed with its outcome unknown: done once that release
+   * is over in every way. Until then Redis may still run it, even after this owner's own later
+   * calls (on a driver of several connections), and hand this owner the lock; so the acquisition,
+   * if it gives up, settles only after one more {@code abandon} sent once it is done (see {@link
+   * #settle}). After that, the release's hold is gone from Redis, and the call that named this
+   * follower can hand nothing (release.lua hands over only the caller's own hold).
+   */
+  private CompletableFuture<Void> releaseInDoubt;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
       long leaseMillis, boolean renewed, JointAttempt joint, Observers.Wait watched) {
@@ -281,6 +290,11 @@ final class Acquisition {
     phase = Phase.ACTIVE;
     inRedis = true;
     grantNoEarlierThan = System.nanoTime();
+    if (timed()) {
+      timer.after(deadlineNanos - grantNoEarlierThan, this::lookAgain); // the deadline holds while promised
+    } else {
+      timer.cancel();
+    }
     if (trace.isTraceEnabled()) {
       trace.trace("{} named follower", owner);
     }
@@ -289,13 +303,17 @@ final class Acquisition {
   /**
    * The release that named this follower has answered without handing it the lock: queued ({@code
    * TRUE}), not ({@code FALSE}: the hold had ended, or the topology does not hand over), or not
-   * known ({@code null}: the call failed and may have run).
+   * known ({@code null}: the call failed and may have run; {@code release} completes when that
+   * release is over).
    */
-  void followerAnswered(Boolean queued) {
+  void followerAnswered(Boolean queued, CompletableFuture<Void> release) {
     if (!promised) {
       return;
     }
     promised = false;
+    if (queued == null) {
+      releaseInDoubt = release;
+    }
     boolean nudged = reconnectedWhilePromised;
     reconnectedWhilePromised = false;
     if (trace.isTraceEnabled()) {
@@ -773,6 +791,15 @@ final class Acquisition {
 
   private void settle() {
     if (phase == Phase.SETTLED) {
+      return;
+    }
+    if (phase != Phase.HELD && releaseInDoubt != null && !engine.isTerminated()) {
+      CompletableFuture<Void> doubt = releaseInDoubt;
+      releaseInDoubt = null;
+      doubt.whenComplete((v, e) -> state.post(() -> {
+        inRedis = true; // the lock, if that release handed it over after this owner's last call
+        cleanUp(null);
+      }));
       return;
     }
     if (phase != Phase.HELD) {

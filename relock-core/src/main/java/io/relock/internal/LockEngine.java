@@ -306,12 +306,12 @@ public final class LockEngine {
     }
   }
 
-  /** The sharded channel on which handoff.lua publishes grants of this lock (same slot as its keys). */
   /** The channel grant notifications for this client go to, as the scripts name it in a queue entry. */
   String grantChannel() {
     return grantChannel;
   }
 
+  /** The sharded channel on which handoff.lua publishes grants of this lock (same slot as its keys). */
   static String grantChannelOf(LockKeys keys) {
     return keys.lock() + ":n";
   }

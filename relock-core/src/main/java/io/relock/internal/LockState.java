@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Everything one client knows about one lock name: its acquisitions under way, its local wait
- * queue (only the head of which waits in Redis), its holds, and the releases still in flight.
+ * queue (only the head of which waits for the lock: in Redis, or following this client's hold),
+ * its holds, and the releases still in flight.
  *
  * <p>One owner: every field is read and written only by tasks of this state's {@link Mailbox}.
  * Callers, Redis I/O threads, timers and the notification listener post events with {@link
@@ -117,7 +118,8 @@ final class LockState {
    * release will hand it the lock (see Acquisition#follow), or else starts waiting in Redis.
    */
   void startFirst(Acquisition a) {
-    HeldLease followed = kind.queuesLocally() && kind.passesWithin() && a.mayFollow() ? liveHold() : null;
+    HeldLease followed = !holds.isEmpty() && kind.queuesLocally() && kind.passesWithin() && a.mayFollow()
+        ? liveHold() : null;
     if (followed != null) {
       a.follow(followed.validUntilNanos());
     } else {

@@ -126,7 +126,7 @@ final class Release {
         state.freedForOthers();
       }
       if (follows && passTo != null) {
-        passTo.followerAnswered(code == 4); // queued behind others' waiters, or not (it asks for itself)
+        passTo.followerAnswered(code == 4, finished); // queued behind others' waiters, or not (it asks for itself)
       }
     }
     String lost = null;
@@ -153,7 +153,7 @@ final class Release {
     outcomeUnknown |= mayHaveRun;
     if (follows && successor != null) {
       // Handed the lock, queued, or neither: unknown if the call may have run.
-      successor.followerAnswered(mayHaveRun ? null : Boolean.FALSE);
+      successor.followerAnswered(mayHaveRun ? null : Boolean.FALSE, finished);
     }
     successor = null;
     ahead = false;

@@ -19,7 +19,8 @@
 --         gets the lock if nobody else is queued, or ahead of them if ahead is '1'; else it is
 --         queued behind them (its entry as its own 'wait' would write it: to live ttl ms, with
 --         its lease, claim time and channel) and the first is handed the lock. The client names
---         only an owner that has sent nothing, so it has no entry here.
+--         only an owner that has sent nothing, unless this call reaches Redis late, after the
+--         client gave up on it and the follower asked for itself.
 --
 -- Returns {code, n}:
 --   { 1, count}  one of several holds dropped ('0'); count is what Redis still counts (at least 1)
@@ -101,6 +102,11 @@ if follower then
     enqueue(follower, now_ms, now_us, tonumber(ttl), follower_lease .. ' ' .. claim .. ' ' .. channel)
     grant_next(now_ms, now_us, retention)
     return {4, 1}
+  end
+  if waiters == 'w' then
+    -- An entry of the follower's own, queued by a call it sent after this release failed in the
+    -- client (this call was late): the follower gets the lock, and its entry must not get it again.
+    forget_waiter(follower)
   end
   return {3, hand_to(follower, tonumber(follower_lease), now_us, retention)}
 end

@@ -2,6 +2,7 @@ package io.relock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.relock.contract.StoredLock;
 import io.relock.testkit.RedisExtension;
 import io.relock.testkit.RedisServer;
 import java.util.ArrayList;
@@ -10,8 +11,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** renew.lua on a real redis-server, called as the watchdog calls it. */
-class RenewScriptTest {
+/** renew.lua and release.lua on a real redis-server, called as the watchdog and the engine call them. */
+class LockScriptsTest {
   @RegisterExtension static final RedisExtension redis = new RedisExtension();
 
   private RedisServer server;
@@ -197,5 +198,57 @@ class RenewScriptTest {
         false));
     assertThat(own).isEqualTo(List.of(2L, 0L));
     assertThat(server.execute("EXISTS", "relock:{c}")).isEqualTo(0L);
+  }
+
+  private Object waitFor(String key, String owner) {
+    return eval(Scripts.ACQUIRE, List.of(key), ScriptCalls.acquire(owner, 30000, "wait", "60000", 10000, 2000, false, "ch"));
+  }
+
+  private Object releaseTo(String key, String owner, String successor, boolean ahead, String follower) {
+    return eval(Scripts.RELEASE, List.of(key), ScriptCalls.release(owner, true, false, "60000", successor, ahead, follower));
+  }
+
+  private static final String FOLLOWER_ENTRY = " 10000 30000 2000 ch";
+
+  /** A release naming a follower, with nobody queued: the follower holds the lock, with a later token. */
+  @Test
+  void aReleaseNamingAFollower_withNobodyQueued_handsItTheLock() {
+    take("relock:{f}", "c:l1", 30000);
+    long before = StoredLock.read(server, "relock:{f}").token();
+    List<Object> reply = castList(releaseTo("relock:{f}", "c:l1", "=c:l2", false, FOLLOWER_ENTRY));
+    assertThat(reply.get(0)).isEqualTo(3L);
+    assertThat(StoredLock.holder(server, "relock:{f}")).isEqualTo("c:l2");
+    assertThat((Long) reply.get(1)).isGreaterThan(before);
+    assertThat(server.execute("EXISTS", "relock:{f}:q")).isEqualTo(0L);
+  }
+
+  /**
+   * Not ahead of others: the follower is queued behind the other client's waiter, which gets the
+   * lock, marked as having waiters (the follower's entry).
+   */
+  @Test
+  void aReleaseNamingAFollower_notAhead_queuesItBehindAnotherClientsWaiter() {
+    take("relock:{g}", "c:l1", 30000);
+    waitFor("relock:{g}", "d:l1");
+    List<Object> reply = castList(releaseTo("relock:{g}", "c:l1", "=c:l2", false, FOLLOWER_ENTRY));
+    assertThat(reply).isEqualTo(List.of(4L, 1L));
+    assertThat(StoredLock.holder(server, "relock:{g}")).isEqualTo("d:l1");
+    assertThat(StoredLock.read(server, "relock:{g}").waiters()).as("marked as having waiters").isTrue();
+    assertThat(server.execute("ZRANGE", "relock:{g}:q", "0", "-1")).isEqualTo(List.of("c:l2"));
+  }
+
+  /**
+   * A release that reaches Redis after its client gave up on it, and after the follower it names
+   * queued itself: the follower gets the lock, and its queue entry goes, so that it is not granted
+   * the lock again from there (found by review).
+   */
+  @Test
+  void aLateReleaseNamingAFollowerThatQueuedItself_takesItsEntryOffTheQueue() {
+    take("relock:{h}", "c:l1", 30000);
+    waitFor("relock:{h}", "c:l2");
+    List<Object> reply = castList(releaseTo("relock:{h}", "c:l1", "=c:l2", true, FOLLOWER_ENTRY));
+    assertThat(reply.get(0)).isEqualTo(3L);
+    assertThat(StoredLock.holder(server, "relock:{h}")).isEqualTo("c:l2");
+    assertThat(server.execute("EXISTS", "relock:{h}:q", "relock:{h}:qi")).isEqualTo(0L);
   }
 }
