@@ -602,6 +602,79 @@ public abstract class WaitingContract extends RelockContract {
     awaitNothingLeftOf("starved");
   }
 
+  /**
+   * The release that names the follower reaches Redis late: its client has given up on it (the
+   * reply never came), the follower has queued itself and then been cancelled (its abandon ran),
+   * and only then does that release run and hand the follower the lock, before the release's
+   * retry. The follower must still not leave the lock held for its lease (5 minutes here): it
+   * settles only once the release is over, with one more abandon (found by review: on a driver of
+   * several connections a late call can overtake nothing less).
+   */
+  @Test
+  void aReleaseThatReachesRedisAfterItsFollowerGaveUp_leavesNoLockBehind() throws Exception {
+    LateFollowerRelease network = new LateFollowerRelease(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    try (Relock relock = Relock.builder().driver(network).defaultLease(Duration.ofMinutes(5))
+        .recheckInterval(Duration.ofMinutes(1)).build()) {
+      relock.lock("warm-up").acquire(Duration.ZERO).close(); // release.lua loaded: no NOSCRIPT for the late call
+      LockLease held = relock.lock("late-release").acquire(Duration.ZERO);
+      CompletableFuture<LockLease> follower = relock.lock("late-release").acquireAsync(PATIENCE);
+      awaitLocalWaiters(relock, "late-release", 1);
+      Thread closer = new Thread(held::close);
+      closer.start();
+      awaitQueued("late-release", 1); // its release's reply lost, the follower asked for itself
+      assertThat(follower.cancel(true)).isTrue();
+      closer.join(PATIENCE.toMillis());
+      assertThat(network.delivered).as("the late release, delivered after the follower's abandon").isDone();
+      assertThat(network.lateReply).as("the late release's reply: it handed the follower the lock").startsWith(3L);
+      awaitNothingLeftOf("late-release");
+    }
+  }
+
+  /**
+   * Holds back the first release that names a follower, failing it in the client as a lost reply
+   * would, and sends it to Redis only after that follower's abandon has run; a release sent after
+   * it waits until it has run.
+   */
+  static final class LateFollowerRelease extends LostNotificationsNetwork {
+    private List<String> heldKeys;
+    private List<String> heldArgs;
+    final CompletableFuture<Void> delivered = new CompletableFuture<>();
+    volatile List<Object> lateReply;
+    private boolean sending;
+
+    LateFollowerRelease(io.relock.spi.RedisDriver real) {
+      super(real);
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
+      boolean release = sha1.equals(io.relock.internal.Scripts.RELEASE.sha1());
+      if (release && heldArgs == null && args.get(3).startsWith("=")) {
+        heldKeys = keys;
+        heldArgs = args;
+        return CompletableFuture.failedFuture(new java.util.concurrent.TimeoutException("test: the reply was lost"));
+      }
+      if (release && heldArgs != null) {
+        return delivered.thenCompose(v -> real.evalSha(sha1, keys, args));
+      }
+      CompletableFuture<List<Object>> reply = real.evalSha(sha1, keys, args);
+      if (heldArgs != null && !sending && args.size() > 2 && "abandon".equals(args.get(2))
+          && heldArgs.get(3).startsWith("=" + args.get(0) + " ")) {
+        sending = true; // once, after the follower's first abandon
+        reply.whenComplete((r, e) -> real.evalSha(sha1(), heldKeys, heldArgs)
+            .whenComplete((late, error) -> {
+              lateReply = late;
+              delivered.complete(null);
+            }));
+      }
+      return reply;
+    }
+
+    private static String sha1() {
+      return io.relock.internal.Scripts.RELEASE.sha1();
+    }
+  }
+
   /** Loses every notification, and holds back release.lua's replies while {@link #gate} is set. */
   static final class HeldReleaseReplies extends LostNotificationsNetwork {
     volatile CompletableFuture<Void> gate;
