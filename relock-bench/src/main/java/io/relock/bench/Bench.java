@@ -43,12 +43,6 @@ final class Bench {
   private Implementation currentImpl;
   /** Whether the next window is the first in fresh JVMs, which need longer to warm up. */
   private boolean firstWindow;
-  /**
-   * Whether every configuration may take windows again until the JIT settles, not only the first
-   * in fresh JVMs: the lock family's rows each run code the rows before did not (another kind's
-   * scripts and paths in both libraries), so each starts compiling again.
-   */
-  private boolean settleEveryRow;
   private final long began = System.nanoTime();
 
   Bench(BenchRedis redis, BenchSettings settings, List<Implementation> implementations, Path logDir,
@@ -140,13 +134,12 @@ final class Bench {
    * and a semaphore, in {@link BenchSettings#processes()} fresh worker JVMs with {@link
    * BenchSettings#processThreads()} threads each, every workload in turn on one name (the first
    * waits for the JIT as scenario 3's first configuration does), each with its {@code MONITOR}
-   * calibration; each row may take windows again until the JIT settles, as the first does
-   * ({@link #settleEveryRow}). A {@link HoldCheck} shared by the workers counts every hold; a run in which a
+   * calibration; each row may take windows again until the JIT settles, as every configuration
+   * does. A {@link HoldCheck} shared by the workers counts every hold; a run in which a
    * writer overlapped anyone, or more holders than permits held a semaphore, fails its row (no
    * figures, the reason in {@code failures}) and the next row goes on.
    */
   void familyRows(List<Workload> workloads, List<Row> rows, List<Results.Failure> failures) {
-    settleEveryRow = true;
     for (Implementation impl : implementations) {
       if (!impl.hasFamily()) {
         log.println("  " + impl.id() + " left out: the bench has no read-write lock or semaphore of it");
@@ -289,11 +282,12 @@ final class Bench {
    * A configuration's {@link BenchSettings#windows()} measuring windows. In fresh JVMs the JIT
    * compilers go on working for seconds, and on two cores they do so at the expense of the load:
    * a window in which any worker compiled for more than {@link #JIT_SETTLED} of it measured the
-   * warm-up, not the library. So the first configuration in fresh JVMs goes on measuring windows
-   * until {@code windows} of them were settled, for up to {@link BenchSettings#settleLimit()}, and
-   * counts those; later configurations run code those JVMs have compiled and take their windows
-   * once. A row that never settled shows it in its JIT share. The row still needs its {@link
-   * Row#withSplit call split}.
+   * warm-up, not the library. Nor is a later configuration always compiled by then: it may run
+   * paths the ones before did not (4 x 2 hands over between processes far more often than 4 x 8;
+   * the lock family's rows run another kind's scripts). So every configuration goes on measuring
+   * windows until {@code windows} of them were settled, for up to {@link
+   * BenchSettings#settleLimit()}, and counts those. A row that never settled shows it in its JIT
+   * share. The row still needs its {@link Row#withSplit call split}.
    */
   private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys) {
     return measure(scenario, impl, workers, keys, Workload.EXCLUSIVE);
@@ -302,7 +296,7 @@ final class Bench {
   private Row measure(String scenario, Implementation impl, List<WorkerProcess> workers, List<String> keys,
       Workload workload) {
     int wanted = settings.windows();
-    long giveUpAt = System.nanoTime() + (firstWindow || settleEveryRow ? settings.settleLimit().toNanos() : 0);
+    long giveUpAt = System.nanoTime() + settings.settleLimit().toNanos();
     List<Row.Window> measured = new ArrayList<>();
     // For each window measured: seconds of load in this configuration before it began.
     List<Double> loadBefore = new ArrayList<>();

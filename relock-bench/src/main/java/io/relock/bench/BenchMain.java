@@ -104,7 +104,7 @@ public final class BenchMain implements Callable<Integer> {
   List<String> scenarios;
 
   @Option(names = "--settle", paramLabel = "SECONDS",
-      description = "How long a fresh JVM's first window may be taken again while its JIT compiles"
+      description = "How long a configuration's windows may be taken again while its JIT compiles"
           + " (default 15, with --short 3). Longer compares steady states, past the five-minute budget.")
   Integer settleSeconds;
 

@@ -309,7 +309,7 @@ final class DocsWriter {
     return String.format(Locale.ROOT, "- **Phases:** per implementation and configuration %.2f s warm-up (%.2f s more"
         + " in fresh JVMs), then %d measuring windows of %.1f s one after another; tables give each figure's"
         + " median over the windows and the lowest and highest window's acquisitions/s and p99 (`range`)."
-        + " In fresh JVMs windows go on until %d of them had no worker's JIT compilers busy over %.0f%% of"
+        + " Every configuration's windows go on until %d of them had no worker's JIT compilers busy over %.0f%% of"
         + " the window, for up to %d s, and those count (`warm-up s` is the load run before the first counted"
         + " window, `JIT %%` their largest share); then a short `MONITOR` calibration window; worker JVMs and"
         + " the servers share the machine's cores%n", settings.warmup().toMillis() / 1000.0, settings.jvmWarmup().toMillis() / 1000.0,
