@@ -139,7 +139,8 @@ class RelockObservationsTest {
     Relock relock = observed();
     LockLease first = relock.lock("queue").acquire(Duration.ZERO);
     CompletableFuture<LockLease> second = relock.lock("queue").acquireAsync(Duration.ofSeconds(30));
-    Await.until("the second waits in Redis", () -> relock.inspect("queue").waiters().size() == 1);
+    // The first's client holds the lock: the second waits in the client, following that hold.
+    Await.until("the second waits", () -> relock.stats().acquiring() == 1);
     first.close();
     second.get(30, TimeUnit.SECONDS).close();
     awaitStopped("both waits and holds", 4);

@@ -137,8 +137,8 @@ class LockWaitTraceTest {
     CompletableFuture<HttpResponse<String>> first = pay("42");
     Await.until("the first request is inside the locked method", () -> payments.entered() == 1);
     CompletableFuture<HttpResponse<String>> second = pay("42");
-    Await.until("the second request waits in the lock's queue in Redis",
-        () -> Apps.queued(redis.server(), LOCK) == 1);
+    // Its application holds the lock: the second request waits in the client, following that hold.
+    Await.until("the second request waits for the lock", () -> relock.stats().acquiring() == 1);
     assertThat(payments.entered()).as("the second request is not inside").isEqualTo(1);
     payments.letLeave();
     long firstToken = token(first);
