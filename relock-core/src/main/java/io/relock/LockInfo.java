@@ -20,8 +20,10 @@ import java.util.Optional;
  * @param holder who holds the lock; empty when it is free
  * @param waiters the owners queued in Redis, in the order the lock will be handed to them. One per
  *     waiting client at most, since the threads of one client that wait for the same lock queue
- *     behind the first of them inside that client; owners whose queue entry has expired (their
- *     process died) are left out. Always empty on Redlock, which has no queue across processes.
+ *     behind the first of them inside that client; usually none for the holder's own client,
+ *     whose first waiter waits there for the hold's release to hand it the lock; owners whose
+ *     queue entry has expired (their process died) are left out. Always empty on Redlock, which
+ *     has no queue across processes.
  * @param lastToken the highest fencing token issued for this name that Redis remembers; 0 if none
  *     (never locked, or unused for longer than the fence retention). An attempt to take the lock
  *     is issued one before it learns whether the lock is free, so this may be above the holder's.
