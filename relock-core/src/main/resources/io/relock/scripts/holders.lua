@@ -8,17 +8,22 @@
 -- Each hold is a key of its own, named after KEYS[1] and so in its Redis Cluster slot:
 --   HOLD    KEYS[1] .. ':h:' .. owner: the hold's value (see lockvalue.lua), expiring with its
 --           lease, so that a holder that died gives its hold back at the lease's end
--- and sets of holders index them (NAME_SETS: a semaphore's KEYS[1] .. ':holders'; a read-write
--- lock's KEYS[1] .. ':r' and KEYS[1] .. ':w'): a member whose hold key expired is removed when met.
+-- and holder indexes list them (NAME_SETS: a semaphore's KEYS[1] .. ':holders'; a read-write
+-- lock's KEYS[1] .. ':r' and KEYS[1] .. ':w'): sorted sets of owner ids, each scored with a time
+-- (server ms) until which its hold surely lasts, the end of the lease it was granted. Renewals
+-- (renew.lua) move a hold's end later and leave its score, so a score is a lower bound: while it
+-- is ahead of the clock the hold counts without a look at its key; once the clock passes it, the
+-- hold key is looked up, and the member is scored again with the key's end, or removed if the key
+-- is gone. Counting the holders is thus one ZRANGE, not a look at every hold.
 --
 -- Every key here expires, and none before what depends on it: the marker lasts about the fence
 -- retention after its last acquisition or release (less at most a second, see refresh_name), and
 -- never ends before a hold or a queue entry
--- of the name (else another kind could take the name beside them); each holder set lasts at least
--- as long as the marker (else a hold would drop out of its set and be overlooked). Expiries are
+-- of the name (else another kind could take the name beside them); each holder index lasts at
+-- least as long as the marker (else a hold would drop out of it and be overlooked). Expiries are
 -- only ever raised (keep_name); renew.lua keeps the same rule.
 
--- The holder sets of the name's kind: filled by semaphore.lua or readwrite.lua.
+-- The holder indexes of the name's kind: filled by semaphore.lua or readwrite.lua.
 local NAME_SETS = {}
 
 local function hold_key(owner)
@@ -43,9 +48,9 @@ end
 local name_ttl
 
 -- Keeps the name's marker at least `ms` more (raising it to `to` ms, if given, else to `ms`, when
--- it would end sooner), and its holder sets with it whenever it is raised (a set never ends before
--- the marker: they are raised together, and a new set is given the marker's time to live when it
--- is made, see add_hold).
+-- it would end sooner), and its holder indexes with it whenever it is raised (an index never ends
+-- before the marker: they are raised together, and a new index is given the marker's time to live
+-- when it is made, see add_hold).
 local function keep_name(ms, to)
   ms = tonumber(ms)
   if name_ttl and name_ttl >= ms + 1000 then
@@ -65,7 +70,7 @@ end
 
 -- Keeps the marker for the fence retention from now, rewritten at most about once a second: only
 -- once more than a tenth of the retention (at most 1 s) has passed since it was last set to the
--- whole retention, so that a busy name does not rewrite it (and its holder sets) on every call.
+-- whole retention, so that a busy name does not rewrite it (and its holder indexes) on every call.
 local function refresh_name(retention_ms)
   local retention = tonumber(retention_ms)
   keep_name(retention - math.min(math.floor(retention / 10), 1000), retention)
@@ -99,22 +104,33 @@ local function claim_kind(marker, what, retention_ms)
   end
 end
 
--- Holder sets this call knows to be there, each with the expiry every set is given when made
--- (see add_hold): set -> true. A set's last member leaving deletes it, and with it the mark.
+-- Holder indexes this call knows to be there, each with the expiry every index is given when made
+-- (see add_hold): set -> true. An index's last member leaving deletes it, and with it the mark.
 local sets_made = {}
 
--- The members of holder set `set` whose hold is still there (the others leave the set), and the
--- soonest any of them ends, in ms from now (-1 if none does: nobody holds, or no hold expires).
-local function live_holders(set)
+-- The members of holder index `set` whose hold is still there at `now_ms` (server time), and the
+-- soonest any of them ends, in ms from now (-1 if none does: nobody holds, or no hold expires). A
+-- member whose score the clock has reached is looked up (see the top of this file): scored again
+-- with its hold's end, or removed if the hold is gone.
+local function live_holders(set, now_ms)
   local live, soonest = {}, -1
-  for _, owner in ipairs(redis.call('SMEMBERS', set)) do
-    local pttl = redis.call('PTTL', KEYS[1] .. ':h:' .. owner)
-    if pttl == -2 then
-      redis.call('SREM', set, owner)
-    else
+  local scored = redis.call('ZRANGE', set, 0, -1, 'WITHSCORES')
+  for i = 1, #scored, 2 do
+    local owner, ends = scored[i], tonumber(scored[i + 1])
+    if ends <= now_ms then
+      local pttl = redis.call('PTTL', hold_key(owner))
+      if pttl == -2 then
+        redis.call('ZREM', set, owner)
+        ends = nil
+      elseif pttl > 0 then
+        ends = now_ms + pttl
+        redis.call('ZADD', set, ends, owner)
+      end -- else (-1) a hold that never expires, which relock never writes: looked up every time
+    end
+    if ends then
       live[#live + 1] = owner
-      if pttl > 0 and (soonest < 0 or pttl < soonest) then
-        soonest = pttl
+      if ends > now_ms and (soonest < 0 or ends - now_ms < soonest) then
+        soonest = ends - now_ms
       end
     end
   end
@@ -131,10 +147,13 @@ local function sooner(a, b)
 end
 
 -- Makes `owner` a holder in `set` with `token`, for `lease_ms` (first only `px_ms` from now, if
--- given), granted at `since` (default: now, `now_us`). The marker and the set outlast the lease.
+-- given), granted at `since` (default: now, `now_us`, the server time TIME gave). The marker and the
+-- index outlast the lease.
 local function add_hold(set, owner, token, lease_ms, now_us, since, px_ms)
-  redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px_ms or lease_ms)
-  redis.call('SADD', set, owner)
+  local px = px_ms or lease_ms
+  redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px)
+  -- The key ends px from when SET ran, which is no earlier than now_us: the score is a lower bound.
+  redis.call('ZADD', set, math.floor(now_us / 1000) + tonumber(px), owner)
   keep_name(lease_ms)
   if not sets_made[set] then
     if redis.call('PTTL', set) == -1 then
@@ -152,7 +171,7 @@ end
 -- Ends the hold of `owner` in `set`; whether it had one (its key was there).
 local function drop_hold(set, owner)
   local had = redis.call('DEL', hold_key(owner)) == 1
-  redis.call('SREM', set, owner)
+  redis.call('ZREM', set, owner)
   sets_made[set] = nil
   return had
 end

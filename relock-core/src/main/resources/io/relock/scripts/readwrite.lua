@@ -2,7 +2,7 @@
 -- script of its own: the loader inlines it where a script says "-- @include readwrite.lua"
 -- (after lockvalue.lua, fence.lua, queue.lua and holders.lua).
 --
--- KEYS[1] is the name's marker "readwrite" (see holders.lua); READERS and WRITERS the sets of
+-- KEYS[1] is the name's marker "readwrite" (see holders.lua); READERS and WRITERS the indexes of
 -- owners holding it to read and to write (at most one writer), each with a hold key of its own.
 -- Waiters of both lanes share one queue, served in arrival order; an entry names its lane.
 -- Fencing tokens: every grant, read or write, is issued a new value of the fence (see fence.lua),
@@ -22,7 +22,7 @@
 local READERS, WRITERS = KEYS[1] .. ':r', KEYS[1] .. ':w'
 NAME_SETS[1], NAME_SETS[2] = READERS, WRITERS
 
--- The set of a lane ('r' or 'w').
+-- The holder index of a lane ('r' or 'w').
 local function holders_of(lane)
   return lane == 'r' and READERS or WRITERS
 end
@@ -53,7 +53,7 @@ end
 -- Each is told on its channel; a grant first lasts only the waiter's claim time (see
 -- handoff.lua). Returns how many were handed.
 local function grant_waiting(now_ms, now_us, retention_ms)
-  local writers, readers = #live_holders(WRITERS), live_holders(READERS)
+  local writers, readers = #live_holders(WRITERS, now_ms), live_holders(READERS, now_ms)
   local epoch = read_epoch(readers)
   local handed = 0
   while writers == 0 do

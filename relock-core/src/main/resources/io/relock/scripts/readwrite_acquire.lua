@@ -78,8 +78,8 @@ if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
 end
 
 -- wsoon, rsoon: when the first live write hold and read hold end (see live_holders).
-local writers, wsoon = live_holders(WRITERS)
-local readers, rsoon = live_holders(READERS)
+local writers, wsoon = live_holders(WRITERS, now_ms)
+local readers, rsoon = live_holders(READERS, now_ms)
 local downgrade = lane == 'r' and #writers == 1 and writers[1] == ARGV[7]
 local function free()
   return (lane == 'w' and #writers == 0 and #readers == 0) or (lane == 'r' and (#writers == 0 or downgrade))
@@ -94,8 +94,8 @@ if free() then
     if granted then
       return held(token, since)
     end
-    writers, wsoon = live_holders(WRITERS)
-    readers, rsoon = live_holders(READERS)
+    writers, wsoon = live_holders(WRITERS, now_ms)
+    readers, rsoon = live_holders(READERS, now_ms)
     first = first_live_waiter(now_ms)
   end
   if free() and (downgrade or not first or first == owner) then

@@ -6,7 +6,7 @@
 -- ARGV[5] the lane of the hold: 'r' or 'w'
 --
 -- Returns as release.lua: {1, count} one of several holds dropped; {2, 1} released and handed on;
--- {2, 0} released; {-1, 0} the caller holds nothing (its lease ran out: it leaves the holder set,
+-- {2, 0} released; {-1, 0} the caller holds nothing (its lease ran out: it leaves the holder index,
 -- and the waiters its hold kept out are served).
 
 -- @include lockvalue.lua
@@ -19,8 +19,8 @@ local owner, retention = ARGV[1], ARGV[3]
 local holder, token, count, lease, since, waiters, attempt = hold_of(owner)
 if not holder then
   -- Its hold may have been the one in the waiters' way (even if another script already found it
-  -- gone and dropped it from the set, which serves nobody).
-  redis.call('SREM', holders_of(ARGV[5]), owner)
+  -- gone and dropped it from the index, which serves nobody).
+  redis.call('ZREM', holders_of(ARGV[5]), owner)
   local now_ms, now_us = server_time()
   grant_waiting(now_ms, now_us, retention)
   refresh_name(retention)

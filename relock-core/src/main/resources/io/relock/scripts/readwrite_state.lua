@@ -20,12 +20,12 @@ if found and found ~= 'readwrite' then
   claim_kind('readwrite', 'a read-write lock', 1)
 end
 local set = holders_of(ARGV[2])
-local live = live_holders(set)
+local now_ms, now_us = server_time()
+local live = live_holders(set, now_ms)
 if ARGV[1] == 'force' then
   for _, owner in ipairs(live) do
     drop_hold(set, owner)
   end
-  local now_ms, now_us = server_time()
   grant_waiting(now_ms, now_us, ARGV[3])
 end
 return {#live, redis.call('ZCARD', QUEUE), read_fence()}

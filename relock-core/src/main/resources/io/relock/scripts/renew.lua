@@ -19,8 +19,10 @@
 -- PEXPIRE, which Redis 7 rewrites to it for replicas); the value is not parsed or rewritten (it
 -- holds no expiry: see lockvalue.lua). A key something else overwrote counts as one lost lease,
 -- not as an error that would fail the batch. A shared hold renewed keeps its name's marker, and the
--- holder sets with it, at least as long as the new lease (once per name and call; see holders.lua):
--- only a key that ends with '}:h:' and the owner is one, and only a marker is touched.
+-- holder indexes with it, at least as long as the new lease (once per name and call; see
+-- holders.lua): only a key that ends with '}:h:' and the owner is one, and only a marker is
+-- touched. Its score in the holder index stays as it was, a lower bound of its end (holders.lua
+-- looks the hold up once the clock passes it).
 
 local budget, lease = tonumber(ARGV[2]), tonumber(ARGV[1])
 local n = #KEYS

@@ -2,7 +2,7 @@
 -- a script of its own: the loader inlines it where a script says "-- @include semaphore.lua"
 -- (after lockvalue.lua, fence.lua, queue.lua and holders.lua).
 --
--- KEYS[1] is the semaphore's marker "semaphore <permits>" (see holders.lua); HOLDERS the set of
+-- KEYS[1] is the semaphore's marker "semaphore <permits>" (see holders.lua); HOLDERS the index of
 -- owners holding a permit, each with a hold key of its own. A client's local state of the
 -- semaphore is named KEYS[1] .. '#s' .. permits (see queue.lua's notify).
 

@@ -22,47 +22,39 @@ local permits = tonumber(ARGV[6])
 -- The common cases first, before the rest is set up (Redis runs a script's every line on every
 -- call): a 'wait' or 'try' on a semaphore marked with the declared permits, whose marker needs no
 -- refresh and lasts well beyond what this call would keep it for, by a caller that is not in the
--- holder set (every hold is: see holders.lua), when either
---   every permit is held by a hold still there: a 'wait' queues, and both answer when the soonest
---   of those holds ends; or
---   fewer holders are listed than there are permits (a permit is free, whether or not a listed
---   hold has ended meanwhile) and nobody is queued: the caller takes one.
+-- holder index (every hold is: see holders.lua), whose every member's score is still ahead of the
+-- clock (so every hold it lists counts without a look), when either
+--   every permit is held: a 'wait' queues, and both answer when the soonest of those holds ends;
+--   or fewer holders are listed than there are permits and nobody is queued: the caller takes one.
 -- It only reads until one of these is certain; anything else goes on to the general code below,
--- which does the same in these cases (and also forgets holders whose holds ended).
+-- which does the same in these cases (and also looks up holds whose scores have passed).
 if (mode == 'wait' or mode == 'try') and redis.call('GET', KEYS[1]) == 'semaphore ' .. ARGV[6] then
   local name_ttl, r = redis.call('PTTL', KEYS[1]), tonumber(retention)
-  local holders = redis.call('SMEMBERS', KEYS[1] .. ':holders')
-  local usual = name_ttl >= r - math.min(math.floor(r / 10), 1000)
-  for i = 1, #holders do
-    if holders[i] == owner then
+  local now_ms, now_us = server_time()
+  local scored = redis.call('ZRANGE', KEYS[1] .. ':holders', 0, -1, 'WITHSCORES')
+  local usual, soonest = name_ttl >= r - math.min(math.floor(r / 10), 1000), -1
+  for i = 1, #scored, 2 do
+    local ends = tonumber(scored[i + 1]) - now_ms
+    if scored[i] == owner or ends <= 0 then
       usual = false
+    elseif soonest < 0 or ends < soonest then
+      soonest = ends
     end
   end
-  if usual and #holders >= permits then
-    local soonest = -1
-    for i = 1, #holders do
-      local pttl = redis.call('PTTL', KEYS[1] .. ':h:' .. holders[i])
-      if pttl == -2 then
-        usual = false -- an ended hold: its permit may be free
-        break
-      elseif pttl > 0 and (soonest < 0 or pttl < soonest) then
-        soonest = pttl
-      end
-    end
-    if usual and mode == 'try' then
+  local holders = #scored / 2
+  if usual and holders >= permits then
+    if mode == 'try' then
       return {0, 0, soonest}
-    elseif usual and name_ttl >= tonumber(entry_ms) + 1000 then
-      local now_ms, now_us = server_time()
+    elseif name_ttl >= tonumber(entry_ms) + 1000 then
       enqueue(owner, now_ms, now_us, tonumber(entry_ms), ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
       return {0, 0, soonest, math.max(read_fence(), now_us)}
     end
   elseif usual and name_ttl >= lease + 1000 and redis.call('EXISTS', QUEUE) == 0 then
-    local _, now_us = server_time()
     local token = issue_token(now_us, retention)
     redis.call('SET', KEYS[1] .. ':h:' .. owner, lock_value(owner, token, 1, ARGV[2], now_us, '-'), 'PX', ARGV[2])
-    redis.call('SADD', KEYS[1] .. ':holders', owner)
-    if #holders == 0 then
-      -- A new set: it lasts as long as the marker (see holders.lua's add_hold).
+    redis.call('ZADD', KEYS[1] .. ':holders', math.floor(now_us / 1000) + lease, owner)
+    if holders == 0 then
+      -- A new index: it lasts as long as the marker (see holders.lua's add_hold).
       redis.call('PEXPIRE', KEYS[1] .. ':holders', name_ttl)
     end
     return {1, token, 1}
@@ -87,7 +79,7 @@ local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = hold_of(owner
 if holder then
   if mode == 'abandon' then
     drop_hold(HOLDERS, owner)
-    grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+    grant_permits(permits, #live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
     return {-1, 0, 0}
   end
   if acked == '1' then
@@ -103,7 +95,7 @@ end
 if mode == 'giveup' or mode == 'abandon' then
   forget_waiter(owner)
   -- A waiter that leaves may have held up the ones behind it.
-  grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+  grant_permits(permits, #live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
   return {-1, 0, 0}
 end
 if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
@@ -112,7 +104,7 @@ end
 
 -- soonest: when the first of the live holds ends (what a waiter waits for at most before asking
 -- again, in case nobody releases).
-local live, soonest = live_holders(HOLDERS)
+local live, soonest = live_holders(HOLDERS, now_ms)
 if #live < permits then
   local first = first_live_waiter(now_ms)
   if first and first ~= owner then
@@ -123,7 +115,7 @@ if #live < permits then
     if granted then
       return {3, tonumber(token), 1}
     end
-    live, soonest = live_holders(HOLDERS)
+    live, soonest = live_holders(HOLDERS, now_ms)
     first = first_live_waiter(now_ms)
   end
   if #live < permits and (not first or first == owner) then

@@ -17,5 +17,6 @@ local found = redis.call('GET', KEYS[1])
 if found and found ~= 'semaphore ' .. permits then
   claim_kind('semaphore ' .. permits, 'a semaphore of ' .. permits .. ' permits', 1)
 end
-local live = #live_holders(HOLDERS)
+local now_ms = server_time()
+local live = #live_holders(HOLDERS, now_ms)
 return {math.max(0, permits - live), live, redis.call('ZCARD', QUEUE)}

@@ -10,7 +10,7 @@
 -- Returns as release.lua: {3, token} released, and the permit passed to the successor with this
 -- new fencing token (for its whole lease: its client completes it, nobody is notified); {2, 1}
 -- released and a permit handed to a waiter, {2, 0} released, {-1, 0} the caller holds no permit
--- (its lease ran out, or it was never granted: it leaves the holder set, and the permit its hold
+-- (its lease ran out, or it was never granted: it leaves the holder index, and the permit its hold
 -- kept is handed on).
 
 -- The common case first, before the rest is set up: nobody queued (neither queue key: a live
@@ -22,7 +22,7 @@ if redis.call('EXISTS', KEYS[1] .. ':q', KEYS[1] .. ':qi') == 0 then
   local r = tonumber(ARGV[3])
   if redis.call('PTTL', KEYS[1]) >= r - math.min(math.floor(r / 10), 1000)
       and redis.call('DEL', KEYS[1] .. ':h:' .. ARGV[1]) == 1 then
-    redis.call('SREM', KEYS[1] .. ':holders', ARGV[1])
+    redis.call('ZREM', KEYS[1] .. ':holders', ARGV[1])
     return {2, 0}
   end
 end
@@ -37,9 +37,9 @@ local owner, retention = ARGV[1], ARGV[3]
 local permits = declared_permits()
 if not drop_hold(HOLDERS, owner) then
   -- Its hold may have been the one in the waiters' way (even if another script already found it
-  -- gone and dropped it from the set, which serves nobody).
+  -- gone and dropped it from the index, which serves nobody).
   local now_ms, now_us = server_time()
-  grant_permits(permits, #live_holders(HOLDERS), now_ms, now_us, retention)
+  grant_permits(permits, #live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
   if permits > 0 then
     refresh_name(retention)
   end
@@ -49,7 +49,7 @@ if permits > 0 then
   refresh_name(retention)
 end
 local now_ms, now_us = server_time()
-local live = #live_holders(HOLDERS)
+local live = #live_holders(HOLDERS, now_ms)
 local successor, entry
 if live < permits then
   successor, entry = successor_to_pass(ARGV[4], now_ms)

@@ -45,6 +45,25 @@ public abstract class ReadWriteLockContract extends RelockContract {
     assertNoWaiters("doc");
   }
 
+  /**
+   * A writer whose score in the writers' index the clock has passed (as after renewals, which move
+   * the hold's end and not its score) still keeps readers out while its hold key lives.
+   */
+  @Test
+  void aWriterPastItsScore_stillKeepsReadersOut_whileItsKeyLives() {
+    LockLease w = rw("rescored").writeLock().acquire(Duration.ZERO);
+    String index = lockKey("rescored") + ":w";
+    String owner = (String) ((List<?>) redis("ZRANGE", index, "0", "0")).get(0);
+    redis("ZADD", index, "1", owner);
+    assertThat(rw("rescored").readLock().tryAcquire(Duration.ZERO)).as("a reader beside the writer").isEmpty();
+    assertThat(rw("rescored").writeLock().tryAcquire(Duration.ZERO)).as("a second writer").isEmpty();
+    assertThat(Double.parseDouble(String.valueOf(redis("ZSCORE", index, owner))))
+        .as("scored again with its key's end").isGreaterThan(1e12);
+    w.close();
+    assertThat(redis("EXISTS", index)).as("the index went with its last member").isEqualTo(0L);
+    assertNoWaiters("rescored");
+  }
+
   @Test
   void aWaitingWriter_holdsUpReadersThatCameAfterIt() throws Exception {
     DistributedReadWriteLock a = rw("fair");
@@ -163,7 +182,7 @@ public abstract class ReadWriteLockContract extends RelockContract {
     LockLease writer = rw("lapsed").writeLock().acquire(Duration.ZERO, Duration.ofSeconds(30));
     CompletableFuture<LockLease> queued = rw("lapsed").readLock().acquireAsync(PATIENCE);
     awaitQueued("lapsed", 1);
-    redis("DEL", (String) ((List<?>) redis("KEYS", lockKey("lapsed") + ":h:*")).get(0)); // as when its lease ran out
+    endSharedHold((String) ((List<?>) redis("KEYS", lockKey("lapsed") + ":h:*")).get(0)); // as when its lease ran out
     java.util.Optional<LockLease> late = rw("lapsed").readLock().tryAcquire(Duration.ZERO);
     assertThat(late).as("a reader trying while only readers could hold").isPresent();
     // The queued reader's rechecks are a minute apart: only that call can have let it in.

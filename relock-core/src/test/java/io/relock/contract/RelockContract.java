@@ -207,6 +207,21 @@ public abstract class RelockContract {
     return StoredLock.holder(redis, lockKey(name));
   }
 
+  /**
+   * Ends a semaphore's or read-write lock's hold in Redis as its lease running out would: its key
+   * {@code lockKey(name) + ":h:" + owner} is gone, and the end it was granted (its score in its
+   * holder index) has passed.
+   */
+  protected void endSharedHold(String holdKey) {
+    int at = holdKey.indexOf("}:h:");
+    String name = holdKey.substring(0, at + 1);
+    String owner = holdKey.substring(at + 4);
+    redis("DEL", holdKey);
+    for (String index : List.of(":holders", ":r", ":w")) {
+      redis("ZADD", name + index, "XX", "1", owner);
+    }
+  }
+
   protected static String lockKey(String name) {
     return "relock:{" + name + "}";
   }

@@ -84,9 +84,33 @@ public abstract class SemaphoreContract extends RelockContract {
   }
 
   /**
+   * The holder index scores a hold with the end of the lease it was granted, and renewals move the
+   * hold's end past that score. A hold whose score the clock has passed is looked up: while its key
+   * lives it keeps its permit (and is scored again with the key's end); once the key is gone, its
+   * permit is free.
+   */
+  @Test
+  void aHoldPastItsScore_keepsItsPermitWhileItsKeyLives_andFreesItOnceGone() {
+    LockLease held = client().semaphore("rescored", 1).acquire(Duration.ZERO);
+    String index = lockKey("rescored") + ":holders";
+    String owner = (String) ((List<?>) redis("ZRANGE", index, "0", "0")).get(0);
+    redis("ZADD", index, "1", owner); // as for a hold granted long ago and renewed since
+    assertThat(client().semaphore("rescored", 1).tryAcquire(Duration.ZERO)).as("a second holder").isEmpty();
+    assertThat(Double.parseDouble(String.valueOf(redis("ZSCORE", index, owner))))
+        .as("scored again with its key's end").isGreaterThan(1e12);
+    endSharedHold(lockKey("rescored") + ":h:" + owner); // as when its lease ran out
+    try (LockLease next = client().semaphore("rescored", 1).tryAcquire(Duration.ZERO).orElseThrow()) {
+      assertThat(redis("ZSCORE", index, owner)).as("the ended hold left the index").isNull();
+      assertThat(next.isValid()).isTrue();
+    }
+    assertThatThrownBy(held::close).isInstanceOf(LockLostException.class);
+    assertNoWaiters("rescored");
+  }
+
+  /**
    * A permit's hold ran out in Redis with a waiter queued, while its holder was silent: the
    * holder's late release finds it lost and hands the permit on at once (the waiter's rechecks are
-   * a minute apart), also when a count of the permits has already dropped it from the holder set.
+   * a minute apart), also when a count of the permits has already dropped it from the holder index.
    */
   @Test
   void aLateReleaseOfALostPermit_handsItToTheWaiterItKeptOut() throws Exception {
@@ -95,13 +119,13 @@ public abstract class SemaphoreContract extends RelockContract {
         .acquireAsync(PATIENCE);
     await("queued", () -> redis("ZCARD", lockKey("late") + ":q").equals(1L));
     String hold = (String) ((List<?>) redis("KEYS", lockKey("late") + ":h:*")).get(0);
-    redis("DEL", hold); // as when its lease ran out
-    // Counting the permits finds the hold gone and drops it from the holder set, serving nobody.
+    endSharedHold(hold); // as when its lease ran out
+    // Counting the permits finds the hold gone and drops it from the holder index, serving nobody.
     assertThat(client().semaphore("late", 1).availablePermits()).isEqualTo(1);
     assertThatThrownBy(lost::close).isInstanceOf(LockLostException.class);
     LockLease next = waiter.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     String owner = hold.substring((lockKey("late") + ":h:").length());
-    assertThat(redis("SISMEMBER", lockKey("late") + ":holders", owner)).as("the lost holder left the set").isEqualTo(0L);
+    assertThat(redis("ZSCORE", lockKey("late") + ":holders", owner)).as("the lost holder left the index").isNull();
     next.close();
     assertNoWaiters("late");
   }
@@ -421,7 +445,7 @@ public abstract class SemaphoreContract extends RelockContract {
     assertThatThrownBy(() -> sem.acquire(Duration.ofMillis(50))).isInstanceOf(LockTimeoutException.class);
     holder.close();
     assertThat(sem.availablePermits()).isEqualTo(1);
-    assertThat(redis("SCARD", lockKey("quiet") + ":holders")).isEqualTo(0L);
+    assertThat(redis("ZCARD", lockKey("quiet") + ":holders")).isEqualTo(0L);
     assertNoWaiters("quiet");
   }
 

@@ -483,13 +483,13 @@ final class Cluster implements AutoCloseable {
 
   /**
    * The holds of a read-write lock or a semaphore, as relock-core's holders.lua keeps them: the
-   * values of the hold keys its sets of holders name; with ARGV[1] {@code view}, only the writer's
+   * values of the hold keys its holder indexes name; with ARGV[1] {@code view}, only the writer's
    * while there is one (readers then hold the lock no longer), with {@code all} every hold. Read in
    * one script so that a hold does not move between two reads.
    */
   static final String FAMILY_HOLDS = "local out = {}\n"
       + "for _, set in ipairs({':w', ':r', ':holders'}) do\n"
-      + "  for _, owner in ipairs(redis.call('SMEMBERS', KEYS[1] .. set)) do\n"
+      + "  for _, owner in ipairs(redis.call('ZRANGE', KEYS[1] .. set, 0, -1)) do\n"
       + "    local v = redis.call('GET', KEYS[1] .. ':h:' .. owner)\n"
       + "    if v then out[#out + 1] = v end\n"
       + "  end\n"
