@@ -55,7 +55,7 @@ inline kind_start(c) {
 
 /* ================================ readwrite.lua ================================ */
 
-/* holders.lua live_holders (l.108-123) of WRITERS and READERS, and readwrite.lua read_epoch
+/* holders.lua live_holders (l.118-142) of WRITERS and READERS, and readwrite.lua read_epoch
  * (l.31-39): t_nw writers and t_nr readers whose hold key is there, t_epoch a live reader's
  * token (0: none) */
 inline live_holders() {

@@ -37,7 +37,7 @@ inline kind_start(c) {
 
 /* ================================ semaphore.lua ================================ */
 
-/* holders.lua live_holders (l.108-123) of HOLDERS: t_nl, how many hold keys are there */
+/* holders.lua live_holders (l.118-142) of HOLDERS: t_nl, how many hold keys are there */
 inline live_count() {
   t_nl = 0;
   t_i = 1;

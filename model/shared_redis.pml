@@ -275,7 +275,7 @@ inline issue_token() {
 /* the scripts' issued(): max(read_fence(), now_us) */
 #define ISSUED (fv > NOWUS -> fv : NOWUS)
 
-/* holders.lua add_hold (l.135-145): the hold key of w, for px from now (the set, the marker and
+/* holders.lua add_hold (l.155-167): the hold key of w, for px from now (the index, the marker and
  * their expiries are not modelled: see README.md) */
 inline add_hold(w, tok, ser, px) {
   pick_drift();
@@ -283,12 +283,12 @@ inline add_hold(w, tok, ser, px) {
   hend[w] = 0
 }
 
-/* holders.lua drop_hold (l.153-158) */
+/* holders.lua drop_hold (l.175-180) */
 inline drop_hold(w) {
   hexp[w] = 0; htk[w] = 0; hsr[w] = 0
 }
 
-/* holders.lua live_holders (l.108-123, with sooner l.126-131) over every live hold: ticks until the first ends; NONE if none */
+/* holders.lua live_holders (l.118-142, with sooner l.145-150) over every live hold: ticks until the first ends; NONE if none */
 inline soonest_end() {
   t_pttl = NONE;
   t_i = 1;

@@ -960,7 +960,7 @@ public final class LockEngine {
 
   /**
    * Refuses, naming the reason, a kind that the topology cannot give: Redlock runs exclusive locks
-   * only (a quorum of independent masters has no shared holder sets or queues to agree on).
+   * only (a quorum of independent masters has no shared holder indexes or queues to agree on).
    */
   void requireSharedKinds(String what) {
     if (driver instanceof RedlockDriver) {

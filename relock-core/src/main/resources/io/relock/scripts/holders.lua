@@ -8,13 +8,16 @@
 -- Each hold is a key of its own, named after KEYS[1] and so in its Redis Cluster slot:
 --   HOLD    KEYS[1] .. ':h:' .. owner: the hold's value (see lockvalue.lua), expiring with its
 --           lease, so that a holder that died gives its hold back at the lease's end
--- and holder indexes list them (NAME_SETS: a semaphore's KEYS[1] .. ':holders'; a read-write
--- lock's KEYS[1] .. ':r' and KEYS[1] .. ':w'): sorted sets of owner ids, each scored with a time
--- (server ms) until which its hold surely lasts, the end of the lease it was granted. Renewals
--- (renew.lua) move a hold's end later and leave its score, so a score is a lower bound: while it
--- is ahead of the clock the hold counts without a look at its key; once the clock passes it, the
--- hold key is looked up, and the member is scored again with the key's end, or removed if the key
--- is gone. Counting the holders is thus one ZRANGE, not a look at every hold.
+-- and holder indexes list them (NAME_SETS: a semaphore's KEYS[1] .. ':held'; a read-write lock's
+-- KEYS[1] .. ':readers' and KEYS[1] .. ':writers'): sorted sets of owner ids, each scored with the
+-- time (server ms) its hold key was set to expire when it was written (at a grant, the end of its
+-- claim time or lease). Renewals (renew.lua, with the lease the hold was granted for) only move
+-- that end later and leave the score, so the score is a lower bound of the key's end: while the
+-- clock is short of it the hold counts without a look at its key; once the clock reaches it, the
+-- key is looked up, and the member scored again with the key's end, or removed if it is gone.
+-- Counting the holders is thus one ZRANGE, not a look at every hold. The scripts remove a member
+-- whenever they delete its key; a key deleted otherwise (by hand, by eviction) still counts until
+-- its score passes, a lease at most: a permit or lane kept a while longer, never one given twice.
 --
 -- Every key here expires, and none before what depends on it: the marker lasts about the fence
 -- retention after its last acquisition or release (less at most a second, see refresh_name), and
@@ -108,10 +111,10 @@ end
 -- (see add_hold): set -> true. An index's last member leaving deletes it, and with it the mark.
 local sets_made = {}
 
--- The members of holder index `set` whose hold is still there at `now_ms` (server time), and the
--- soonest any of them ends, in ms from now (-1 if none does: nobody holds, or no hold expires). A
+-- The members of holder index `set` that hold at `now_ms` (server time), and the soonest any of
+-- them ends, in ms from now (-1 if none does: nobody holds, or no hold expires later than now). A
 -- member whose score the clock has reached is looked up (see the top of this file): scored again
--- with its hold's end, or removed if the hold is gone.
+-- with its hold's end, or removed if the hold is gone; the others count as they are.
 local function live_holders(set, now_ms)
   local live, soonest = {}, -1
   local scored = redis.call('ZRANGE', set, 0, -1, 'WITHSCORES')
@@ -125,7 +128,7 @@ local function live_holders(set, now_ms)
       elseif pttl > 0 then
         ends = now_ms + pttl
         redis.call('ZADD', set, ends, owner)
-      end -- else (-1) a hold that never expires, which relock never writes: looked up every time
+      end -- else a hold ending now (0), or one that never expires (-1, which relock never writes)
     end
     if ends then
       live[#live + 1] = owner

@@ -19,7 +19,7 @@
 -- while it holds the write lock) opens an epoch above its own write token. A read hold keeps its
 -- serial as its 'since' (the server time of the grant, unless the clock is behind the fence).
 
-local READERS, WRITERS = KEYS[1] .. ':r', KEYS[1] .. ':w'
+local READERS, WRITERS = KEYS[1] .. ':readers', KEYS[1] .. ':writers'
 NAME_SETS[1], NAME_SETS[2] = READERS, WRITERS
 
 -- The holder index of a lane ('r' or 'w').

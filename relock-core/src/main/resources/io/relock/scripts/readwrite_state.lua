@@ -1,6 +1,6 @@
--- readwrite_state.lua: what holds a read-write lock now (forgetting holders whose lease ran out,
--- as every script of the kind does); or, as an operator's last resort, free one lane of it
--- whoever holds it and hand it on.
+-- readwrite_state.lua: what holds a read-write lock now, as holders.lua counts it (forgetting
+-- holders whose lease ran out, as every script of the kind does); or, as an operator's last
+-- resort, free one lane of it whoever holds it and hand it on.
 --
 -- KEYS[1] the name's marker; its fence, queue, holders and holds are named after it
 -- ARGV[1] 'inspect', or 'force' to end every hold of the lane in ARGV[2]

@@ -21,8 +21,9 @@
 -- not as an error that would fail the batch. A shared hold renewed keeps its name's marker, and the
 -- holder indexes with it, at least as long as the new lease (once per name and call; see
 -- holders.lua): only a key that ends with '}:h:' and the owner is one, and only a marker is
--- touched. Its score in the holder index stays as it was, a lower bound of its end (holders.lua
--- looks the hold up once the clock passes it).
+-- touched. Its score in the holder index stays as it was: with a renewal's lease no shorter than the
+-- one the hold was granted for (the watchdog renews with the lease its holds were taken with), a
+-- lower bound of its end, which holders.lua looks up once the clock passes it.
 
 local budget, lease = tonumber(ARGV[2]), tonumber(ARGV[1])
 local n = #KEYS
@@ -51,8 +52,8 @@ for i = 1, n do
     if name and not marked[name] then
       marked[name] = true
       local kind = redis.pcall('GET', name)
-      local sets = kind == 'readwrite' and {':r', ':w'}
-          or (type(kind) == 'string' and string.find(kind, '^semaphore %d+$') and {':holders'})
+      local sets = kind == 'readwrite' and {':readers', ':writers'}
+          or (type(kind) == 'string' and string.find(kind, '^semaphore %d+$') and {':held'})
       if sets and redis.call('PTTL', name) < lease then
         redis.call('PEXPIRE', name, lease)
         for _, set in ipairs(sets) do

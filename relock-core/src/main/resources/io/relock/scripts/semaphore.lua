@@ -6,7 +6,7 @@
 -- owners holding a permit, each with a hold key of its own. A client's local state of the
 -- semaphore is named KEYS[1] .. '#s' .. permits (see queue.lua's notify).
 
-local HOLDERS = KEYS[1] .. ':holders'
+local HOLDERS = KEYS[1] .. ':held'
 NAME_SETS[1] = HOLDERS
 
 -- The permits the semaphore was declared with, as its marker says; 0 if it has none.

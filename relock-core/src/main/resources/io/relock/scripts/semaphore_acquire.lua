@@ -31,7 +31,7 @@ local permits = tonumber(ARGV[6])
 if (mode == 'wait' or mode == 'try') and redis.call('GET', KEYS[1]) == 'semaphore ' .. ARGV[6] then
   local name_ttl, r = redis.call('PTTL', KEYS[1]), tonumber(retention)
   local now_ms, now_us = server_time()
-  local scored = redis.call('ZRANGE', KEYS[1] .. ':holders', 0, -1, 'WITHSCORES')
+  local scored = redis.call('ZRANGE', KEYS[1] .. ':held', 0, -1, 'WITHSCORES')
   local usual, soonest = name_ttl >= r - math.min(math.floor(r / 10), 1000), -1
   for i = 1, #scored, 2 do
     local ends = tonumber(scored[i + 1]) - now_ms
@@ -52,10 +52,10 @@ if (mode == 'wait' or mode == 'try') and redis.call('GET', KEYS[1]) == 'semaphor
   elseif usual and name_ttl >= lease + 1000 and redis.call('EXISTS', QUEUE) == 0 then
     local token = issue_token(now_us, retention)
     redis.call('SET', KEYS[1] .. ':h:' .. owner, lock_value(owner, token, 1, ARGV[2], now_us, '-'), 'PX', ARGV[2])
-    redis.call('ZADD', KEYS[1] .. ':holders', math.floor(now_us / 1000) + lease, owner)
+    redis.call('ZADD', KEYS[1] .. ':held', math.floor(now_us / 1000) + lease, owner)
     if holders == 0 then
       -- A new index: it lasts as long as the marker (see holders.lua's add_hold).
-      redis.call('PEXPIRE', KEYS[1] .. ':holders', name_ttl)
+      redis.call('PEXPIRE', KEYS[1] .. ':held', name_ttl)
     end
     return {1, token, 1}
   end

@@ -22,7 +22,7 @@ if redis.call('EXISTS', KEYS[1] .. ':q', KEYS[1] .. ':qi') == 0 then
   local r = tonumber(ARGV[3])
   if redis.call('PTTL', KEYS[1]) >= r - math.min(math.floor(r / 10), 1000)
       and redis.call('DEL', KEYS[1] .. ':h:' .. ARGV[1]) == 1 then
-    redis.call('ZREM', KEYS[1] .. ':holders', ARGV[1])
+    redis.call('ZREM', KEYS[1] .. ':held', ARGV[1])
     return {2, 0}
   end
 end

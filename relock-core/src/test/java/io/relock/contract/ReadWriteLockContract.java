@@ -52,7 +52,7 @@ public abstract class ReadWriteLockContract extends RelockContract {
   @Test
   void aWriterPastItsScore_stillKeepsReadersOut_whileItsKeyLives() {
     LockLease w = rw("rescored").writeLock().acquire(Duration.ZERO);
-    String index = lockKey("rescored") + ":w";
+    String index = lockKey("rescored") + ":writers";
     String owner = (String) ((List<?>) redis("ZRANGE", index, "0", "0")).get(0);
     redis("ZADD", index, "1", owner);
     assertThat(rw("rescored").readLock().tryAcquire(Duration.ZERO)).as("a reader beside the writer").isEmpty();

@@ -217,7 +217,7 @@ public abstract class RelockContract {
     String name = holdKey.substring(0, at + 1);
     String owner = holdKey.substring(at + 4);
     redis("DEL", holdKey);
-    for (String index : List.of(":holders", ":r", ":w")) {
+    for (String index : List.of(":held", ":readers", ":writers")) {
       redis("ZADD", name + index, "XX", "1", owner);
     }
   }

@@ -92,7 +92,7 @@ public abstract class SemaphoreContract extends RelockContract {
   @Test
   void aHoldPastItsScore_keepsItsPermitWhileItsKeyLives_andFreesItOnceGone() {
     LockLease held = client().semaphore("rescored", 1).acquire(Duration.ZERO);
-    String index = lockKey("rescored") + ":holders";
+    String index = lockKey("rescored") + ":held";
     String owner = (String) ((List<?>) redis("ZRANGE", index, "0", "0")).get(0);
     redis("ZADD", index, "1", owner); // as for a hold granted long ago and renewed since
     assertThat(client().semaphore("rescored", 1).tryAcquire(Duration.ZERO)).as("a second holder").isEmpty();
@@ -125,7 +125,7 @@ public abstract class SemaphoreContract extends RelockContract {
     assertThatThrownBy(lost::close).isInstanceOf(LockLostException.class);
     LockLease next = waiter.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     String owner = hold.substring((lockKey("late") + ":h:").length());
-    assertThat(redis("ZSCORE", lockKey("late") + ":holders", owner)).as("the lost holder left the index").isNull();
+    assertThat(redis("ZSCORE", lockKey("late") + ":held", owner)).as("the lost holder left the index").isNull();
     next.close();
     assertNoWaiters("late");
   }
@@ -155,7 +155,7 @@ public abstract class SemaphoreContract extends RelockContract {
    * A busy name's marker is rewritten about once a second, not at every call: once it has run a
    * second (a tenth of the retention, at most 1 s) short of the fence retention, the next call
    * gives it the whole retention again, not just that second back (which would make every later
-   * call rewrite it, and its holder set with it).
+   * call rewrite it, and its holder index with it).
    */
   @Test
   void theKindMarker_isRefreshedToTheWholeRetention_soThatABusyNameRewritesItRarely() {
@@ -445,7 +445,7 @@ public abstract class SemaphoreContract extends RelockContract {
     assertThatThrownBy(() -> sem.acquire(Duration.ofMillis(50))).isInstanceOf(LockTimeoutException.class);
     holder.close();
     assertThat(sem.availablePermits()).isEqualTo(1);
-    assertThat(redis("ZCARD", lockKey("quiet") + ":holders")).isEqualTo(0L);
+    assertThat(redis("ZCARD", lockKey("quiet") + ":held")).isEqualTo(0L);
     assertNoWaiters("quiet");
   }
 

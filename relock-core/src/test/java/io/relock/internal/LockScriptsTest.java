@@ -125,15 +125,15 @@ class LockScriptsTest {
     take("relock:{s}:h:c:l1", "c:l1", 1000);
     take("relock:{s}:h:c:l2", "c:l2", 1000);
     server.execute("SET", "relock:{s}", "semaphore 2", "PX", "1000");
-    server.execute("ZADD", "relock:{s}:holders", "1", "c:l1", "1", "c:l2");
-    server.execute("PEXPIRE", "relock:{s}:holders", "1000");
+    server.execute("ZADD", "relock:{s}:held", "1", "c:l1", "1", "c:l2");
+    server.execute("PEXPIRE", "relock:{s}:held", "1000");
 
     ScriptCalls.Renewed renewed = renew(List.of("relock:{s}:h:c:l1", "relock:{s}:h:c:l2"), 60_000, 100_000,
         List.of("c:l1", "c:l2"));
 
     assertThat(renewed.held()).containsExactly(true, true);
     assertThat(pttl("relock:{s}")).as("marker").isGreaterThan(50_000);
-    assertThat(pttl("relock:{s}:holders")).as("holder index").isGreaterThan(50_000);
+    assertThat(pttl("relock:{s}:held")).as("holder index").isGreaterThan(50_000);
     assertThat(server.execute("GET", "relock:{s}")).isEqualTo("semaphore 2");
 
     server.execute("PEXPIRE", "relock:{s}", "600000");

@@ -488,12 +488,12 @@ final class Cluster implements AutoCloseable {
    * one script so that a hold does not move between two reads.
    */
   static final String FAMILY_HOLDS = "local out = {}\n"
-      + "for _, set in ipairs({':w', ':r', ':holders'}) do\n"
+      + "for _, set in ipairs({':writers', ':readers', ':held'}) do\n"
       + "  for _, owner in ipairs(redis.call('ZRANGE', KEYS[1] .. set, 0, -1)) do\n"
       + "    local v = redis.call('GET', KEYS[1] .. ':h:' .. owner)\n"
       + "    if v then out[#out + 1] = v end\n"
       + "  end\n"
-      + "  if set == ':w' and #out > 0 and ARGV[1] == 'view' then return out end\n"
+      + "  if set == ':writers' and #out > 0 and ARGV[1] == 'view' then return out end\n"
       + "end\n"
       + "return out";
 
