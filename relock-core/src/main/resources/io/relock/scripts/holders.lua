@@ -15,7 +15,7 @@
 -- that end later and leave the score, so the score is a lower bound of the key's end: while the
 -- clock is short of it the hold counts without a look at its key; once the clock reaches it, the
 -- key is looked up, and the member scored again with the key's end, or removed if it is gone.
--- Counting the holders is thus one ZRANGE, not a look at every hold. The scripts remove a member
+-- Counting the holders thus takes two commands, not a look at every hold. The scripts remove a member
 -- whenever they delete its key; a key deleted otherwise (by hand, by eviction) still counts until
 -- its score passes, a lease at most: a permit or lane kept a while longer, never one given twice.
 --
@@ -111,34 +111,32 @@ end
 -- (see add_hold): set -> true. An index's last member leaving deletes it, and with it the mark.
 local sets_made = {}
 
--- The members of holder index `set` that hold at `now_ms` (server time), and the soonest any of
--- them ends, in ms from now (-1 if none does: nobody holds, or no hold expires later than now). A
--- member whose score the clock has reached is looked up (see the top of this file): scored again
--- with its hold's end, or removed if the hold is gone; the others count as they are.
+-- How many members of holder index `set` hold at `now_ms` (server time); the soonest any of them
+-- ends, in ms from now (-1 if none holds); and the member that ends first. Members whose score the
+-- clock has reached are looked up first (see the top of this file): scored again with their hold's
+-- end, or removed if the hold is gone; the others count as they are. Usually no member is due, and
+-- it takes two commands however many hold.
 local function live_holders(set, now_ms)
-  local live, soonest = {}, -1
-  local scored = redis.call('ZRANGE', set, 0, -1, 'WITHSCORES')
-  for i = 1, #scored, 2 do
-    local owner, ends = scored[i], tonumber(scored[i + 1])
-    if ends <= now_ms then
+  local first = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+  if #first > 0 and tonumber(first[2]) <= now_ms then
+    for _, owner in ipairs(redis.call('ZRANGEBYSCORE', set, '-inf', now_ms)) do
       local pttl = redis.call('PTTL', hold_key(owner))
       if pttl == -2 then
         redis.call('ZREM', set, owner)
-        ends = nil
-      elseif pttl > 0 then
-        ends = now_ms + pttl
-        redis.call('ZADD', set, ends, owner)
-      end -- else a hold ending now (0), or one that never expires (-1, which relock never writes)
-    end
-    if ends then
-      live[#live + 1] = owner
-      if ends > now_ms and (soonest < 0 or ends - now_ms < soonest) then
-        soonest = ends - now_ms
+      else
+        -- A hold that ends now (0) is looked up again at the next call; one that never expires
+        -- (-1, which relock never writes) a minute later.
+        redis.call('ZADD', set, now_ms + (pttl >= 0 and pttl or 60000), owner)
       end
     end
+    first = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
   end
-  sets_made[set] = #live > 0 or nil
-  return live, soonest
+  if #first == 0 then
+    sets_made[set] = nil
+    return 0, -1, nil
+  end
+  sets_made[set] = true
+  return redis.call('ZCARD', set), math.max(0, tonumber(first[2]) - now_ms), first[1]
 end
 
 -- The sooner of two ends as live_holders gives them (-1: none).

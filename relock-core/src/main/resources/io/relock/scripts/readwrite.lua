@@ -27,10 +27,19 @@ local function holders_of(lane)
   return lane == 'r' and READERS or WRITERS
 end
 
--- The token of the read epoch that `readers` (live read holders, who share it) hold; nil if none.
-local function read_epoch(readers)
-  for _, reader in ipairs(readers) do
-    local _, token = hold_of(reader)
+-- The token of the read epoch that the live read holders share; nil if none holds. `first` is the
+-- reader live_holders found ending first (nil: no reader), which usually has it; if its key was
+-- deleted outside relock's scripts, the other readers are asked.
+local function read_epoch(first)
+  if not first then
+    return nil
+  end
+  local _, token = hold_of(first)
+  if token then
+    return tonumber(token)
+  end
+  for _, reader in ipairs(redis.call('ZRANGE', READERS, 0, -1)) do
+    _, token = hold_of(reader)
     if token then
       return tonumber(token)
     end
@@ -53,8 +62,9 @@ end
 -- Each is told on its channel; a grant first lasts only the waiter's claim time (see
 -- handoff.lua). Returns how many were handed.
 local function grant_waiting(now_ms, now_us, retention_ms)
-  local writers, readers = #live_holders(WRITERS, now_ms), live_holders(READERS, now_ms)
-  local epoch = read_epoch(readers)
+  local writers = live_holders(WRITERS, now_ms)
+  local _, _, reader = live_holders(READERS, now_ms)
+  local epoch = read_epoch(reader)
   local handed = 0
   while writers == 0 do
     local waiter, entry = first_live_waiter(now_ms)

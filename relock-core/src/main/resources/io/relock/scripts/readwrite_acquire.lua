@@ -78,11 +78,11 @@ if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
 end
 
 -- wsoon, rsoon: when the first live write hold and read hold end (see live_holders).
-local writers, wsoon = live_holders(WRITERS, now_ms)
-local readers, rsoon = live_holders(READERS, now_ms)
-local downgrade = lane == 'r' and #writers == 1 and writers[1] == ARGV[7]
+local writers, wsoon, writer = live_holders(WRITERS, now_ms)
+local readers, rsoon, reader = live_holders(READERS, now_ms)
+local downgrade = lane == 'r' and writers == 1 and writer == ARGV[7]
 local function free()
-  return (lane == 'w' and #writers == 0 and #readers == 0) or (lane == 'r' and (#writers == 0 or downgrade))
+  return (lane == 'w' and writers == 0 and readers == 0) or (lane == 'r' and (writers == 0 or downgrade))
 end
 if free() then
   local first = first_live_waiter(now_ms)
@@ -94,15 +94,15 @@ if free() then
     if granted then
       return held(token, since)
     end
-    writers, wsoon = live_holders(WRITERS, now_ms)
-    readers, rsoon = live_holders(READERS, now_ms)
+    writers, wsoon, writer = live_holders(WRITERS, now_ms)
+    readers, rsoon, reader = live_holders(READERS, now_ms)
     first = first_live_waiter(now_ms)
   end
   if free() and (downgrade or not first or first == owner) then
     forget_waiter(owner)
     -- A downgrade opens an epoch above the write hold's token, or joins the one its thread's
     -- other read holds opened (no other reader is granted while the write hold lasts).
-    local token, serial = lane_token(lane, read_epoch(readers), now_us, retention)
+    local token, serial = lane_token(lane, read_epoch(reader), now_us, retention)
     add_hold(set, owner, token, lease, now_us, serial)
     if lane == 'r' then
       grant_waiting(now_ms, now_us, retention) -- the readers queued right behind the caller

@@ -23,9 +23,9 @@ local set = holders_of(ARGV[2])
 local now_ms, now_us = server_time()
 local live = live_holders(set, now_ms)
 if ARGV[1] == 'force' then
-  for _, owner in ipairs(live) do
+  for _, owner in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     drop_hold(set, owner)
   end
   grant_waiting(now_ms, now_us, ARGV[3])
 end
-return {#live, redis.call('ZCARD', QUEUE), read_fence()}
+return {live, redis.call('ZCARD', QUEUE), read_fence()}

@@ -21,27 +21,24 @@ local permits = tonumber(ARGV[6])
 
 -- The common cases first, before the rest is set up (Redis runs a script's every line on every
 -- call): a 'wait' or 'try' on a semaphore marked with the declared permits, whose marker needs no
--- refresh and lasts well beyond what this call would keep it for, by a caller that is not in the
--- holder index (every hold is: see holders.lua), whose every member's score is still ahead of the
--- clock (so every hold it lists counts without a look), when either
+-- refresh and lasts well beyond what this call would keep it for, whose holder index has no member
+-- due for a look (see holders.lua: every hold it lists counts as it is), by a caller with no hold,
+-- when either
 --   every permit is held: a 'wait' queues, and both answer when the soonest of those holds ends;
 --   or fewer holders are listed than there are permits and nobody is queued: the caller takes one.
 -- It only reads until one of these is certain; anything else goes on to the general code below,
--- which does the same in these cases (and also looks up holds whose scores have passed).
+-- which does the same in these cases (and also looks up the members due).
 if (mode == 'wait' or mode == 'try') and redis.call('GET', KEYS[1]) == 'semaphore ' .. ARGV[6] then
   local name_ttl, r = redis.call('PTTL', KEYS[1]), tonumber(retention)
   local now_ms, now_us = server_time()
-  local scored = redis.call('ZRANGE', KEYS[1] .. ':held', 0, -1, 'WITHSCORES')
-  local usual, soonest = name_ttl >= r - math.min(math.floor(r / 10), 1000), -1
-  for i = 1, #scored, 2 do
-    local ends = tonumber(scored[i + 1]) - now_ms
-    if scored[i] == owner or ends <= 0 then
-      usual = false
-    elseif soonest < 0 or ends < soonest then
-      soonest = ends
-    end
+  local first = redis.call('ZRANGE', KEYS[1] .. ':held', 0, 0, 'WITHSCORES')
+  local holders, soonest = 0, -1
+  if #first > 0 then
+    holders, soonest = redis.call('ZCARD', KEYS[1] .. ':held'), tonumber(first[2]) - now_ms
   end
-  local holders = #scored / 2
+  -- An empty index lists no hold, so the caller has none (a hold never outlives its index).
+  local usual = name_ttl >= r - math.min(math.floor(r / 10), 1000)
+      and (#first == 0 or (soonest > 0 and redis.call('EXISTS', KEYS[1] .. ':h:' .. owner) == 0))
   if usual and holders >= permits then
     if mode == 'try' then
       return {0, 0, soonest}
@@ -79,7 +76,7 @@ local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = hold_of(owner
 if holder then
   if mode == 'abandon' then
     drop_hold(HOLDERS, owner)
-    grant_permits(permits, #live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
+    grant_permits(permits, live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
     return {-1, 0, 0}
   end
   if acked == '1' then
@@ -95,7 +92,7 @@ end
 if mode == 'giveup' or mode == 'abandon' then
   forget_waiter(owner)
   -- A waiter that leaves may have held up the ones behind it.
-  grant_permits(permits, #live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
+  grant_permits(permits, live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
   return {-1, 0, 0}
 end
 if mode == 'recheck' and not redis.call('ZSCORE', QUEUE, owner) then
@@ -105,12 +102,12 @@ end
 -- soonest: when the first of the live holds ends (what a waiter waits for at most before asking
 -- again, in case nobody releases).
 local live, soonest = live_holders(HOLDERS, now_ms)
-if #live < permits then
+if live < permits then
   local first = first_live_waiter(now_ms)
   if first and first ~= owner then
     -- Others wait ahead of the caller: they get the free permits first (the caller among them,
     -- if it is queued and its turn comes).
-    grant_permits(permits, #live, now_ms, now_us, retention)
+    grant_permits(permits, live, now_ms, now_us, retention)
     local granted, token = hold_of(owner)
     if granted then
       return {3, tonumber(token), 1}
@@ -118,12 +115,12 @@ if #live < permits then
     live, soonest = live_holders(HOLDERS, now_ms)
     first = first_live_waiter(now_ms)
   end
-  if #live < permits and (not first or first == owner) then
+  if live < permits and (not first or first == owner) then
     forget_waiter(owner)
     local token = issue_token(now_us, retention)
     add_hold(HOLDERS, owner, token, lease, now_us)
     -- Permits left over go to the waiters that were behind the caller.
-    grant_permits(permits, #live + 1, now_ms, now_us, retention)
+    grant_permits(permits, live + 1, now_ms, now_us, retention)
     return {1, token, 1}
   end
 end

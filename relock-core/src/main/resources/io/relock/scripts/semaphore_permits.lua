@@ -18,5 +18,5 @@ if found and found ~= 'semaphore ' .. permits then
   claim_kind('semaphore ' .. permits, 'a semaphore of ' .. permits .. ' permits', 1)
 end
 local now_ms = server_time()
-local live = #live_holders(HOLDERS, now_ms)
+local live = live_holders(HOLDERS, now_ms)
 return {math.max(0, permits - live), live, redis.call('ZCARD', QUEUE)}

@@ -39,7 +39,7 @@ if not drop_hold(HOLDERS, owner) then
   -- Its hold may have been the one in the waiters' way (even if another script already found it
   -- gone and dropped it from the index, which serves nobody).
   local now_ms, now_us = server_time()
-  grant_permits(permits, #live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
+  grant_permits(permits, live_holders(HOLDERS, now_ms), now_ms, now_us, retention)
   if permits > 0 then
     refresh_name(retention)
   end
@@ -49,7 +49,7 @@ if permits > 0 then
   refresh_name(retention)
 end
 local now_ms, now_us = server_time()
-local live = #live_holders(HOLDERS, now_ms)
+local live = live_holders(HOLDERS, now_ms)
 local successor, entry
 if live < permits then
   successor, entry = successor_to_pass(ARGV[4], now_ms)
