@@ -84,6 +84,31 @@ public abstract class SemaphoreContract extends RelockContract {
   }
 
   /**
+   * What a call costs Redis does not grow with the holders: with 40 permits held, a try on the full
+   * semaphore runs as few commands as with one (the holder index is counted, not read through).
+   */
+  @Test
+  void aTryOnAFullSemaphore_costsTheSameCommands_howeverManyHold() {
+    DistributedSemaphore sem = client().semaphore("wide", 40);
+    List<LockLease> held = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      held.add(sem.acquire(Duration.ZERO));
+    }
+    DistributedSemaphore other = client().semaphore("wide", 40);
+    assertThat(other.tryAcquire(Duration.ZERO)).isEmpty(); // its marker checked once, as every client's first call
+    redis("CONFIG", "RESETSTAT");
+    int tries = 20;
+    for (int i = 0; i < tries; i++) {
+      assertThat(other.tryAcquire(Duration.ZERO)).isEmpty();
+    }
+    var seen = commandsSinceReset();
+    long commands = seen.values().stream().mapToLong(Long::longValue).sum();
+    assertThat(commands).as("commands for %d tries on 40 held permits: %s", tries, seen).isLessThanOrEqualTo(8L * tries);
+    held.forEach(LockLease::close);
+    assertNoWaiters("wide");
+  }
+
+  /**
    * The holder index scores a hold with the end of the lease it was granted, and renewals move the
    * hold's end past that score. A hold whose score the clock has passed is looked up: while its key
    * lives it keeps its permit (and is scored again with the key's end); once the key is gone, its
