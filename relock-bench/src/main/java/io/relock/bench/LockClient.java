@@ -49,6 +49,12 @@ public interface LockClient extends AutoCloseable {
      * key of their own sets them here.
      */
     BenchLock semaphore(String name, int permits);
+
+    /**
+     * One try, without waiting, at a permit of the semaphore {@link #semaphore} made with the same
+     * name and permits: the hold, or null if every permit is held.
+     */
+    Hold tryPermit(String name, int permits);
   }
 
   /**

@@ -24,10 +24,17 @@ import java.util.TreeMap;
  *   <li>commands per lock and unlock, the scripts' inner ones included, and how many of each.
  * </ul>
  * Each figure is the median of its windows after one window of warm-up each.
+ *
+ * <p>Then a semaphore whose permits are all held, by another client of the same implementation,
+ * relock beside Redisson's {@code RPermitExpirableSemaphore}: what one try at it costs Redis, by
+ * how many permits are held (5, 100, 1,000), so that a cost growing with the holders shows. Each
+ * try is one script call for both; the command time is that call's, its inner commands included.
  */
 final class RedisCost {
   private static final List<Implementation> COMPARED = List.of(Implementation.RELOCK, Implementation.RECIPE);
   private static final int NAMES = 8;
+  private static final List<Implementation> WIDE = List.of(Implementation.RELOCK, Implementation.REDISSON);
+  private static final int[] HELD = {5, 100, 1_000};
 
   private final int windows;
   private final int opsPerWindow;
@@ -78,7 +85,89 @@ final class RedisCost {
         / median(measured.get(Implementation.RECIPE), Window::commandMicros);
     log.printf(Locale.ROOT, "bench: redis_cpu relock_cpu_vs_recipe=%.2f relock_command_time_vs_recipe=%.2f"
         + " relock_commands=%.2f%n", cpuRatio, cmdRatio, median(measured.get(Implementation.RELOCK), Window::commands));
+    wideSemaphores(redis, log);
     return measured;
+  }
+
+  /** One window of tries at a full semaphore: per try. */
+  record TryWindow(double commandMicros, double commands, String eachCommand) {}
+
+  /**
+   * The tries at full semaphores: a table by permits held, and a summary line with, per
+   * implementation, the command time of a try with the most permits held over that with the fewest.
+   */
+  private void wideSemaphores(BenchRedis redis, PrintStream log) throws Exception {
+    int tries = Math.max(200, opsPerWindow / 10);
+    Table table = new Table("Redis cost of one try at a semaphore whose permits are all held, by permits (median of "
+        + windows + " windows of " + tries + " tries; range in brackets)", List.of("implementation", "permits held",
+        "command time us", "commands", "of which"));
+    Map<Implementation, double[]> byHeld = new LinkedHashMap<>();
+    for (Implementation impl : WIDE) {
+      double[] micros = new double[HELD.length];
+      for (int h = 0; h < HELD.length; h++) {
+        List<TryWindow> ws = tries(redis, impl, HELD[h], tries);
+        Spread cmd = Spread.of(ws.stream().mapToDouble(TryWindow::commandMicros).toArray());
+        Spread n = Spread.of(ws.stream().mapToDouble(TryWindow::commands).toArray());
+        table.add(impl.id(), String.format(Locale.ROOT, "%,d", HELD[h]), cell(cmd), Results.num(n.median(), 1),
+            ws.get(ws.size() - 1).eachCommand());
+        micros[h] = cmd.median();
+      }
+      byHeld.put(impl, micros);
+    }
+    log.println(table.toText());
+    StringBuilder line = new StringBuilder("bench: wide_semaphore");
+    for (Map.Entry<Implementation, double[]> e : byHeld.entrySet()) {
+      double[] m = e.getValue();
+      line.append(String.format(Locale.ROOT, " %s_try_us_%d=%.1f %s_%d_vs_%d=%.2f", e.getKey().id(), HELD[HELD.length - 1],
+          m[m.length - 1], e.getKey().id(), HELD[HELD.length - 1], HELD[0], m[m.length - 1] / m[0]));
+    }
+    log.println(line);
+  }
+
+  /** Windows of tries at a semaphore of {@code held} permits, every one held by another client. */
+  private List<TryWindow> tries(BenchRedis redis, Implementation impl, int held, int tries) throws Exception {
+    String name = "redis-cost-wide-" + impl.id() + "-" + held;
+    List<TryWindow> out = new ArrayList<>();
+    try (LockClient holder = impl.open(redis.target(), Duration.ofSeconds(30), null);
+        LockClient trier = impl.open(redis.target(), Duration.ofSeconds(30), null)) {
+      LockClient.BenchLock permits = ((LockClient.Family) holder).semaphore(name, held);
+      List<LockClient.Hold> holds = new ArrayList<>();
+      for (int i = 0; i < held; i++) {
+        holds.add(permits.acquire());
+      }
+      LockClient.Family family = (LockClient.Family) trier;
+      family.semaphore(name, held);
+      try {
+        for (int w = -1; w < windows; w++) { // window -1: warm-up
+          redis.resetStats();
+          RedisInfo before = redis.info();
+          for (int i = 0; i < tries; i++) {
+            LockClient.Hold got = family.tryPermit(name, held);
+            if (got != null) {
+              got.release();
+              throw new IllegalStateException(impl.id() + " granted a permit of " + name + " beyond its " + held);
+            }
+          }
+          RedisInfo after = redis.info();
+          if (w >= 0) {
+            Map<String, Long> calls = after.since(before).withoutHarness();
+            long all = 0;
+            List<String> each = new ArrayList<>();
+            for (Map.Entry<String, Long> e : calls.entrySet()) {
+              all += e.getValue();
+              each.add(e.getKey() + " " + Results.num((double) e.getValue() / tries, 1));
+            }
+            long usec = after.commandMicros().entrySet().stream()
+                .filter(e -> !RedisInfo.isHarness(e.getKey()) && RedisInfo.isClientOnly(e.getKey()))
+                .mapToLong(Map.Entry::getValue).sum();
+            out.add(new TryWindow((double) usec / tries, (double) all / tries, String.join(", ", each)));
+          }
+        }
+      } finally {
+        holds.forEach(LockClient.Hold::release);
+      }
+    }
+    return out;
   }
 
   private static String cell(Spread s) {

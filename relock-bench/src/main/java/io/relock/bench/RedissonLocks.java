@@ -65,6 +65,13 @@ final class RedissonLocks implements LockClient, LockClient.Family {
     };
   }
 
+  @Override
+  public Hold tryPermit(String name, int permits) {
+    RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore("redisson:" + name);
+    String permit = semaphore.tryAcquire();
+    return permit == null ? null : () -> semaphore.release(permit);
+  }
+
   private static BenchLock locking(RLock lock) {
     return () -> {
       lock.lockInterruptibly();

@@ -69,6 +69,11 @@ final class RelockLocks implements LockClient, LockClient.Family {
     };
   }
 
+  @Override
+  public Hold tryPermit(String name, int permits) {
+    return relock.semaphore(name, permits).tryAcquire(Duration.ZERO).<Hold>map(lease -> lease::close).orElse(null);
+  }
+
   private static BenchLock leases(DistributedLock lock) {
     return () -> {
       LockLease lease = lock.acquire(WAIT);

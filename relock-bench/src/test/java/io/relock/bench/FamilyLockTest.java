@@ -37,6 +37,11 @@ class FamilyLockTest {
       permitsAsked.add(permits);
       return lock("permit " + name);
     }
+
+    @Override
+    public LockClient.Hold tryPermit(String name, int permits) {
+      throw new UnsupportedOperationException("the family rows never try");
+    }
   }
 
   private static HoldCheck check(int permits) {
