@@ -55,8 +55,8 @@ inline kind_start(c) {
 
 /* ================================ readwrite.lua ================================ */
 
-/* holders.lua live_holders (l.118-142) of WRITERS and READERS, and readwrite.lua read_epoch
- * (l.31-39): t_nw writers and t_nr readers whose hold key is there, t_epoch a live reader's
+/* holders.lua live_holders (l.121-142) of WRITERS and READERS, and readwrite.lua read_epoch
+ * (l.33-48): t_nw writers and t_nr readers whose hold key is there, t_epoch a live reader's
  * token (0: none) */
 inline live_holders() {
   t_nw = 0; t_nr = 0; t_epoch = 0;
@@ -73,7 +73,7 @@ inline live_holders() {
   od
 }
 
-/* readwrite.lua lane_token (l.43-49): t_tok the grant's serial, t_v its token (a reader joins
+/* readwrite.lua lane_token (l.52-58): t_tok the grant's serial, t_v its token (a reader joins
  * the epoch of the readers holding, t_epoch); with the fencing the header (l.8-20) states */
 inline lane_token(w) {
   issue_token();
@@ -104,7 +104,7 @@ inline lane_token(w) {
   assert(fence_order)
 }
 
-/* readwrite.lua grant_waiting (l.55-83): in arrival order, a writer at the head when nobody
+/* readwrite.lua grant_waiting (l.64-93): in arrival order, a writer at the head when nobody
  * holds, else every reader up to the next writer while no writer holds; each for its claim time
  * (min(lease, claim)), told on its channel */
 inline grant_waiting() {
@@ -118,14 +118,14 @@ inline grant_waiting() {
      :: t_first != 0 && lane[t_first] == LW && t_nr != 0 -> break
      :: t_first != 0 && !(lane[t_first] == LW && t_nr != 0) ->
 #else
-     :: t_first != 0 && lane[t_first] == LW && t_epoch != 0 -> break   /* l.67-68 */
+     :: t_first != 0 && lane[t_first] == LW && t_epoch != 0 -> break   /* l.77-78 */
      :: t_first != 0 && !(lane[t_first] == LW && t_epoch != 0) ->
 #endif
-        forget_waiter(t_first);                                          /* l.70-73 */
+        forget_waiter(t_first);                                          /* l.80-83 */
         lane_token(t_first);
         add_hold(t_first, t_v, t_tok, CLAIM);
         notify(t_first, t_tok, t_v);
-        if                                                               /* l.75-79 */
+        if                                                               /* l.85-89 */
         :: lane[t_first] == LW -> t_nw = 1
         :: else -> t_epoch = t_v
         fi

@@ -570,7 +570,7 @@ inline release(c, mode) {
   fi
 }
 
-/* renew.lua (l.40-46) for one hold: extended if the owner still holds it */
+/* renew.lua (l.43-49) for one hold: extended if the owner still holds it */
 inline renew_one(c, res) {
   if
   :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; res = 1

@@ -37,7 +37,7 @@ inline kind_start(c) {
 
 /* ================================ semaphore.lua ================================ */
 
-/* holders.lua live_holders (l.118-142) of HOLDERS: t_nl, how many hold keys are there */
+/* holders.lua live_holders (l.121-142) of HOLDERS: t_nl, how many hold keys are there */
 inline live_count() {
   t_nl = 0;
   t_i = 1;
@@ -81,12 +81,12 @@ inline grant_permits(perm, live) {
   od
 }
 
-/* semaphore_acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon'. Its first part (l.22-70)
+/* semaphore_acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon'. Its first part (l.22-59)
  * answers the common cases before the general code is set up; in each case it takes it gives the
  * general code's answer and writes the same keys (it leaves holders whose holds ended in the set,
  * which the model's counts never include), so the general code below stands for both. */
 inline acquire(c, mode) {
-  /* l.75-79: a withdrawal's ARGV[6] is '0': its permits are the marker's; else claim_kind */
+  /* l.64-68: a withdrawal's ARGV[6] is '0': its permits are the marker's; else claim_kind */
   if
   :: mode == C_GIVEUP || mode == C_ABANDON ->
 #ifdef BUG_SEM_WITHDRAW_PERMITS
@@ -96,20 +96,20 @@ inline acquire(c, mode) {
 #endif
   :: else -> mk = 1; t_p = PERMITS
   fi;
-  /* l.86-98: the caller holds a permit: 'abandon' drops it and hands on; else {3, token, 1} */
+  /* l.75-87: the caller holds a permit: 'abandon' drops it and hands on; else {3, token, 1} */
   if
   :: HOLDS(c) && mode == C_ABANDON ->
      drop_hold(c); live_count(); grant_permits(t_p, t_nl); reply(c, R_M1, 0, 0, 0); goto acq_done
   :: HOLDS(c) && mode != C_ABANDON -> reply(c, R_3, htk[c], 0, 0); goto acq_done
   :: else
   fi;
-  /* l.103-108 */
+  /* l.92-97 */
   if
   :: mode == C_GIVEUP || mode == C_ABANDON ->
      forget_waiter(c); live_count(); grant_permits(t_p, t_nl); reply(c, R_M1, 0, 0, 0); goto acq_done
   :: else
   fi;
-  /* l.109-111 */
+  /* l.98-100 */
   if
   :: mode == C_RECHECK ->
      queued(c, t_ok);
@@ -119,12 +119,12 @@ inline acquire(c, mode) {
      fi
   :: else
   fi;
-  live_count();   /* l.115 */
+  live_count();   /* l.104 */
   if
-  :: t_nl < t_p ->   /* l.116 */
+  :: t_nl < t_p ->   /* l.105 */
      first_live_waiter();
      if
-     :: t_first != 0 && t_first != c ->   /* l.117-128: those ahead get the free permits first */
+     :: t_first != 0 && t_first != c ->   /* l.106-117: those ahead get the free permits first */
         grant_permits(t_p, t_nl);
         if
         :: HOLDS(c) -> reply(c, R_3, htk[c], 0, 0); goto acq_done
@@ -134,7 +134,7 @@ inline acquire(c, mode) {
      :: else
      fi;
      if
-     :: t_nl < t_p && (t_first == 0 || t_first == c) ->   /* l.129-136: taken */
+     :: t_nl < t_p && (t_first == 0 || t_first == c) ->   /* l.118-125: taken */
         forget_waiter(c);
         issue_token();
         add_hold(c, t_tok, t_tok, LEASE);
@@ -144,7 +144,7 @@ inline acquire(c, mode) {
      fi
   :: else
   fi;
-  /* l.139-144: queued, told when the first hold ends */
+  /* l.128-133: queued, told when the first hold ends */
   soonest_end();
   enqueue(c);
   t_v = ISSUED;

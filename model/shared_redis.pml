@@ -275,7 +275,7 @@ inline issue_token() {
 /* the scripts' issued(): max(read_fence(), now_us) */
 #define ISSUED (fv > NOWUS -> fv : NOWUS)
 
-/* holders.lua add_hold (l.155-167): the hold key of w, for px from now (the index, the marker and
+/* holders.lua add_hold (l.155-169): the hold key of w, for px from now (the index, the marker and
  * their expiries are not modelled: see README.md) */
 inline add_hold(w, tok, ser, px) {
   pick_drift();
@@ -283,12 +283,12 @@ inline add_hold(w, tok, ser, px) {
   hend[w] = 0
 }
 
-/* holders.lua drop_hold (l.175-180) */
+/* holders.lua drop_hold (l.177-182) */
 inline drop_hold(w) {
   hexp[w] = 0; htk[w] = 0; hsr[w] = 0
 }
 
-/* holders.lua live_holders (l.118-142, with sooner l.145-150) over every live hold: ticks until the first ends; NONE if none */
+/* holders.lua live_holders (l.121-142, with sooner l.145-150) over every live hold: ticks until the first ends; NONE if none */
 inline soonest_end() {
   t_pttl = NONE;
   t_i = 1;
@@ -400,7 +400,7 @@ inline reply(c, code, tok, pttl, fourth) {
   fi
 }
 
-/* renew.lua (l.40-46) for one shared hold: extended if its owner's key is there (a shared
+/* renew.lua (l.43-49) for one shared hold: extended if its owner's key is there (a shared
  * hold's key is its owner's alone) */
 inline renew_one(c, res) {
   if

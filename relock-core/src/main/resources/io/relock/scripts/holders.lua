@@ -9,15 +9,17 @@
 --   HOLD    KEYS[1] .. ':h:' .. owner: the hold's value (see lockvalue.lua), expiring with its
 --           lease, so that a holder that died gives its hold back at the lease's end
 -- and holder indexes list them (NAME_SETS: a semaphore's KEYS[1] .. ':held'; a read-write lock's
--- KEYS[1] .. ':readers' and KEYS[1] .. ':writers'): sorted sets of owner ids, each scored with the
--- time (server ms) its hold key was set to expire when it was written (at a grant, the end of its
--- claim time or lease). Renewals (renew.lua, with the lease the hold was granted for) only move
--- that end later and leave the score, so the score is a lower bound of the key's end: while the
--- clock is short of it the hold counts without a look at its key; once the clock reaches it, the
--- key is looked up, and the member scored again with the key's end, or removed if it is gone.
--- Counting the holders thus takes two commands, not a look at every hold. The scripts remove a member
--- whenever they delete its key; a key deleted otherwise (by hand, by eviction) still counts until
--- its score passes, a lease at most: a permit or lane kept a while longer, never one given twice.
+-- KEYS[1] .. ':readers' and KEYS[1] .. ':writers'): sorted sets of owner ids, each scored with a
+-- time (server ms) no later than its hold key's end: when the key is written, the end it is given
+-- (at a grant, the end of its claim time or lease); a write that moves the end later (a
+-- confirmation, a re-entry, a watchdog renewal) may leave the score, and one that brings it sooner
+-- (a renewal after a re-entry raised it) lowers the score with it (renew.lua). While the clock is
+-- short of a member's score its hold counts without a look at its key; once the clock reaches it,
+-- the key is looked up, and the member scored again with the key's end, or removed if it is gone.
+-- Counting the holders thus takes two commands, not a look at every hold. The scripts remove a
+-- member whenever they delete its key; a key deleted otherwise (by hand, by eviction) still counts
+-- until its score passes, a lease at most: a permit or lane kept a while longer, never one given
+-- twice.
 --
 -- Every key here expires, and none before what depends on it: the marker lasts about the fence
 -- retention after its last acquisition or release (less at most a second, see refresh_name), and
@@ -112,7 +114,7 @@ end
 local sets_made = {}
 
 -- How many members of holder index `set` hold at `now_ms` (server time); the soonest any of them
--- ends, in ms from now (-1 if none holds); and the member that ends first. Members whose score the
+-- may end, in ms from now (the lowest score; -1 if none holds); and the member with that score. Members whose score the
 -- clock has reached are looked up first (see the top of this file): scored again with their hold's
 -- end, or removed if the hold is gone; the others count as they are. Usually no member is due, and
 -- it takes two commands however many hold.
@@ -153,7 +155,9 @@ end
 local function add_hold(set, owner, token, lease_ms, now_us, since, px_ms)
   local px = px_ms or lease_ms
   redis.call('SET', hold_key(owner), lock_value(owner, token, 1, lease_ms, since or now_us, '-'), 'PX', px)
-  -- The key ends px from when SET ran, which is no earlier than now_us: the score is a lower bound.
+  -- The key ends px from the time Redis takes for the SET: TIME's or later on Redis 6.2 and 7.0,
+  -- where the score is then a lower bound; the script's start on Redis 7.2 and later, where TIME
+  -- gives that time too. (A score past the key's end would only keep its permit that long.)
   redis.call('ZADD', set, math.floor(now_us / 1000) + tonumber(px), owner)
   keep_name(lease_ms)
   if not sets_made[set] then

@@ -28,8 +28,8 @@ local function holders_of(lane)
 end
 
 -- The token of the read epoch that the live read holders share; nil if none holds. `first` is the
--- reader live_holders found ending first (nil: no reader), which usually has it; if its key was
--- deleted outside relock's scripts, the other readers are asked.
+-- reader with the lowest score live_holders found (nil: no reader), which usually has it; if its
+-- key is gone (deleted outside relock's scripts), the other readers are asked.
 local function read_epoch(first)
   if not first then
     return nil

@@ -21,9 +21,9 @@
 -- not as an error that would fail the batch. A shared hold renewed keeps its name's marker, and the
 -- holder indexes with it, at least as long as the new lease (once per name and call; see
 -- holders.lua): only a key that ends with '}:h:' and the owner is one, and only a marker is
--- touched. Its score in the holder index stays as it was: with a renewal's lease no shorter than the
--- one the hold was granted for (the watchdog renews with the lease its holds were taken with), a
--- lower bound of its end, which holders.lua looks up once the clock passes it.
+-- touched. Its score in its holder index is lowered to the new end where that is sooner, never
+-- raised, so that it stays a lower bound of the hold's end (see holders.lua): one more command per
+-- shared hold (two for a read-write lock's, whose lane the key does not tell).
 
 local budget, lease = tonumber(ARGV[2]), tonumber(ARGV[1])
 local n = #KEYS
@@ -49,17 +49,23 @@ for i = 1, n do
     result[i + 1] = 1
     local name = #key > #owner + 4 and string.sub(key, -#owner - 4, -#owner - 1) == '}:h:'
         and string.sub(key, 1, -#owner - 4)
-    if name and not marked[name] then
-      marked[name] = true
+    local sets = name and marked[name]
+    if name and sets == nil then
       local kind = redis.pcall('GET', name)
-      local sets = kind == 'readwrite' and {':readers', ':writers'}
-          or (type(kind) == 'string' and string.find(kind, '^semaphore %d+$') and {':held'})
+      sets = kind == 'readwrite' and {':readers', ':writers'}
+          or (type(kind) == 'string' and string.find(kind, '^semaphore %d+$') and {':held'}) or false
+      marked[name] = sets
       if sets and redis.call('PTTL', name) < lease then
         redis.call('PEXPIRE', name, lease)
         for _, set in ipairs(sets) do
           keep(name .. set)
         end
       end
+    end
+    for _, set in ipairs(sets or {}) do
+      -- The hold may now end sooner than its score said (a re-entry had raised its end): the score
+      -- comes down to the new end, so that it stays a lower bound (see holders.lua).
+      redis.pcall('ZADD', name .. set, 'XX', 'LT', expires_at, owner)
     end
   else
     result[i + 1] = 0

@@ -3,8 +3,9 @@
 -- KEYS[1] the semaphore's marker; its holders and holds are named after it
 -- ARGV[1] the permits the caller declared the semaphore with
 --
--- Returns {free permits, holders, waiters}; holders whose lease ran out are not counted (and are
--- forgotten). Fails with WRONGKIND if the name is another kind, or a semaphore of other permits.
+-- Returns {free permits, holders, waiters}, the holders as holders.lua counts them (one whose lease
+-- ran out is forgotten once the clock passes its score). Fails with WRONGKIND if the name is another
+-- kind, or a semaphore of other permits.
 
 -- @include lockvalue.lua
 -- @include fence.lua

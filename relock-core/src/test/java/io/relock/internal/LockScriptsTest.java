@@ -142,6 +142,44 @@ class LockScriptsTest {
   }
 
   /**
+   * A hold's score in its holder index must never pass the hold's end (holders.lua counts a member
+   * without a look at its key until then). A renewal that ends a shared hold sooner than its score
+   * (after a re-entry with a longer lease raised both) lowers the score with it; a score already
+   * lower stays as it is. Semaphore and read-write lock alike.
+   */
+  @Test
+  void aRenewalThatEndsASharedHoldSooner_lowersItsScore_andNeverRaisesOne() {
+    take("relock:{s}:h:c:l1", "c:l1", 3_600_000);
+    take("relock:{s}:h:c:l2", "c:l2", 3_600_000);
+    take("relock:{rw}:h:c:l3", "c:l3", 3_600_000);
+    server.execute("SET", "relock:{s}", "semaphore 2", "PX", "600000");
+    server.execute("SET", "relock:{rw}", "readwrite", "PX", "600000");
+    String far = Long.toString(serverMillis() + 3_600_000);
+    server.execute("ZADD", "relock:{s}:held", far, "c:l1", "5", "c:l2");
+    server.execute("ZADD", "relock:{rw}:writers", far, "c:l3");
+
+    ScriptCalls.Renewed renewed = renew(List.of("relock:{s}:h:c:l1", "relock:{s}:h:c:l2", "relock:{rw}:h:c:l3"),
+        10_000, 100_000, List.of("c:l1", "c:l2", "c:l3"));
+
+    assertThat(renewed.held()).containsExactly(true, true, true);
+    long end = serverMillis() + pttl("relock:{s}:h:c:l1"); // to the ms: both round down
+    assertThat(score("relock:{s}:held", "c:l1")).as("lowered to the hold's new end").isBetween(end - 1_000, end + 1);
+    assertThat(score("relock:{s}:held", "c:l2")).as("a lower score kept").isEqualTo(5);
+    assertThat(score("relock:{rw}:writers", "c:l3")).as("a writer's, in its lane's index")
+        .isLessThanOrEqualTo(serverMillis() + pttl("relock:{rw}:h:c:l3") + 1);
+    assertThat(server.execute("ZSCORE", "relock:{rw}:readers", "c:l3")).as("not added to the other lane").isNull();
+  }
+
+  private long serverMillis() {
+    List<Object> t = castList(server.execute("TIME"));
+    return Long.parseLong(String.valueOf(t.get(0))) * 1000 + Long.parseLong(String.valueOf(t.get(1))) / 1000;
+  }
+
+  private long score(String index, String member) {
+    return (long) Double.parseDouble(String.valueOf(server.execute("ZSCORE", index, member)));
+  }
+
+  /**
    * Exclusive locks whose name or key prefix contains ':h:' are not shared holds: a renewal
    * extends them and touches no other key (an application's, or a lookalike of a marker).
    */
