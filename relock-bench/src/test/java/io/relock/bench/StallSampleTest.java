@@ -28,6 +28,26 @@ class StallSampleTest {
     assertThat(s.worstMillisText()).isEqualTo("0.51");
   }
 
+  /**
+   * The fixed work's sizing and figures count its own script's runs alone: a held-locks worker's
+   * renewals log thousands of one-microsecond inner commands meanwhile, which once sized the loop
+   * to minutes and blocked Redis.
+   */
+  @Test
+  void runsOf_keepsTheFixedScriptsEntriesAlone() {
+    String loop = "local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i end return 0";
+    List<?> own = BenchRedis.runsOf(loop, List.of(
+        entry(5, 1, "GET", "relock:{a}"),
+        entry(4, 1, "PEXPIREAT", "relock:{a}", "1795"),
+        entry(3, 300, "EVAL", loop, "0", "1200"),
+        entry(2, 350, "EVALSHA", "abc", "1", "relock:{a}"),
+        entry(1, 290, "eval", loop, "0", "1200")));
+    StallSample s = StallSample.fromSlowlog(own, 0);
+    assertThat(s.slowCommands()).isEqualTo(2);
+    assertThat(s.medianMicros()).isEqualTo(300);
+    assertThat(s.worstMicros()).isEqualTo(300);
+  }
+
   @Test
   void fromSlowlog_withNothingOverTheThreshold_isZero_andSaysUnderIt() {
     StallSample s = StallSample.fromSlowlog(List.of(), 1.5);
