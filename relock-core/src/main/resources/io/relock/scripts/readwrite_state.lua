@@ -28,4 +28,4 @@ if ARGV[1] == 'force' then
   end
   grant_waiting(now_ms, now_us, ARGV[3])
 end
-return {live, redis.call('ZCARD', QUEUE), read_fence()}
+return {live, redis.call('ZCARD', QUEUE), (read_fence())}
