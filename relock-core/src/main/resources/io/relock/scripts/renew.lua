@@ -62,10 +62,12 @@ for i = 1, n do
         end
       end
     end
-    for _, set in ipairs(sets or {}) do
+    if sets then
       -- The hold may now end sooner than its score said (a re-entry had raised its end): the score
       -- comes down to the new end, so that it stays a lower bound (see holders.lua).
-      redis.pcall('ZADD', name .. set, 'XX', 'LT', expires_at, owner)
+      for _, set in ipairs(sets) do
+        redis.pcall('ZADD', name .. set, 'XX', 'LT', expires_at, owner)
+      end
     end
   else
     result[i + 1] = 0
