@@ -89,9 +89,6 @@ final class RedisCost {
     return measured;
   }
 
-  /** One window of tries at a full semaphore: per try. */
-  record TryWindow(double commandMicros, double commands, String eachCommand) {}
-
   /**
    * The tries at full semaphores: a table by permits held, and a summary line with, per
    * implementation, the command time of a try with the most permits held over that with the fewest.
@@ -105,9 +102,9 @@ final class RedisCost {
     for (Implementation impl : WIDE) {
       double[] micros = new double[HELD.length];
       for (int h = 0; h < HELD.length; h++) {
-        List<TryWindow> ws = tries(redis, impl, HELD[h], tries);
-        Spread cmd = Spread.of(ws.stream().mapToDouble(TryWindow::commandMicros).toArray());
-        Spread n = Spread.of(ws.stream().mapToDouble(TryWindow::commands).toArray());
+        List<Counted> ws = tries(redis, impl, HELD[h], tries);
+        Spread cmd = Spread.of(ws.stream().mapToDouble(Counted::commandMicros).toArray());
+        Spread n = Spread.of(ws.stream().mapToDouble(Counted::commands).toArray());
         table.add(impl.id(), String.format(Locale.ROOT, "%,d", HELD[h]), cell(cmd), Results.num(n.median(), 1),
             ws.get(ws.size() - 1).eachCommand());
         micros[h] = cmd.median();
@@ -125,9 +122,9 @@ final class RedisCost {
   }
 
   /** Windows of tries at a semaphore of {@code held} permits, every one held by another client. */
-  private List<TryWindow> tries(BenchRedis redis, Implementation impl, int held, int tries) throws Exception {
+  private List<Counted> tries(BenchRedis redis, Implementation impl, int held, int tries) throws Exception {
     String name = "redis-cost-wide-" + impl.id() + "-" + held;
-    List<TryWindow> out = new ArrayList<>();
+    List<Counted> out = new ArrayList<>();
     try (LockClient holder = impl.open(redis.target(), Duration.ofSeconds(30), null);
         LockClient trier = impl.open(redis.target(), Duration.ofSeconds(30), null)) {
       LockClient.BenchLock permits = ((LockClient.Family) holder).semaphore(name, held);
@@ -150,17 +147,7 @@ final class RedisCost {
           }
           RedisInfo after = redis.info();
           if (w >= 0) {
-            Map<String, Long> calls = after.since(before).withoutHarness();
-            long all = 0;
-            List<String> each = new ArrayList<>();
-            for (Map.Entry<String, Long> e : calls.entrySet()) {
-              all += e.getValue();
-              each.add(e.getKey() + " " + Results.num((double) e.getValue() / tries, 1));
-            }
-            long usec = after.commandMicros().entrySet().stream()
-                .filter(e -> !RedisInfo.isHarness(e.getKey()) && RedisInfo.isClientOnly(e.getKey()))
-                .mapToLong(Map.Entry::getValue).sum();
-            out.add(new TryWindow((double) usec / tries, (double) all / tries, String.join(", ", each)));
+            out.add(Counted.between(before, after, tries, impl));
           }
         }
       } finally {
@@ -189,18 +176,29 @@ final class RedisCost {
       locks.get(i % NAMES).acquire().release();
     }
     RedisInfo after = redis.info();
-    Map<String, Long> calls = after.since(before).withoutHarness();
-    Map<String, Long> usec = new TreeMap<>(after.commandMicros());
-    usec.keySet().removeIf(c -> RedisInfo.isHarness(c) || !RedisInfo.isClientOnly(c) && !impl.directDataCommands()
-        .contains(c));
-    long all = 0;
-    List<String> each = new ArrayList<>();
-    for (Map.Entry<String, Long> e : calls.entrySet()) {
-      all += e.getValue();
-      each.add(e.getKey() + " " + Results.num((double) e.getValue() / opsPerWindow, 1));
+    Counted c = Counted.between(before, after, opsPerWindow, impl);
+    return new Window((after.cpuSeconds() - before.cpuSeconds()) * 1e6 / opsPerWindow, c.commandMicros(),
+        c.commands(), c.eachCommand());
+  }
+
+  /**
+   * What Redis counted for {@code ops} operations of {@code impl} between two readings (after a
+   * {@code CONFIG RESETSTAT}), per operation: the command time of the calls the client sent (a
+   * script's inner commands inside its own), every command run, and how many of each.
+   */
+  record Counted(double commandMicros, double commands, String eachCommand) {
+    static Counted between(RedisInfo before, RedisInfo after, long ops, Implementation impl) {
+      Map<String, Long> usec = new TreeMap<>(after.commandMicros());
+      usec.keySet().removeIf(c -> RedisInfo.isHarness(c) || !RedisInfo.isClientOnly(c) && !impl.directDataCommands()
+          .contains(c));
+      long all = 0;
+      List<String> each = new ArrayList<>();
+      for (Map.Entry<String, Long> e : after.since(before).withoutHarness().entrySet()) {
+        all += e.getValue();
+        each.add(e.getKey() + " " + Results.num((double) e.getValue() / ops, 1));
+      }
+      return new Counted(usec.values().stream().mapToLong(Long::longValue).sum() / (double) ops, all / (double) ops,
+          String.join(", ", each));
     }
-    double n = opsPerWindow;
-    return new Window((after.cpuSeconds() - before.cpuSeconds()) * 1e6 / n,
-        usec.values().stream().mapToLong(Long::longValue).sum() / n, all / n, String.join(", ", each));
   }
 }

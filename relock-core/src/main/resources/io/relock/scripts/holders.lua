@@ -114,10 +114,10 @@ end
 local sets_made = {}
 
 -- How many members of holder index `set` hold at `now_ms` (server time); the soonest any of them
--- may end, in ms from now (the lowest score; -1 if none holds); and the member with that score. Members whose score the
--- clock has reached are looked up first (see the top of this file): scored again with their hold's
--- end, or removed if the hold is gone; the others count as they are. Usually no member is due, and
--- it takes two commands however many hold.
+-- may end, in ms from now (the lowest score; -1 if none holds); and the member with that score.
+-- Members whose score the clock has reached are looked up first (see the top of this file): scored
+-- again with their hold's end, or removed if the hold is gone; the others count as they are.
+-- Usually no member is due, and it takes two commands however many hold.
 local function live_holders(set, now_ms)
   local first = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
   if #first > 0 and tonumber(first[2]) <= now_ms then
