@@ -230,14 +230,15 @@ public abstract class WaitingContract extends RelockContract {
     Relock holder = client();
     LockLease held = holder.lock("dead-grantee").acquire(Duration.ZERO);
     long nowMs = serverMillis();
-    // A waiter that died just after queueing: live entry, 60 s lease, 500 ms claim.
+    // A waiter that died just after queueing: live entry, 60 s lease, 3 s claim (long enough for
+    // the checks below on a slow machine, short beside the lease).
     redis("ZADD", lockKey("dead-grantee") + ":q", "0", "ghost");
-    redis("HSET", lockKey("dead-grantee") + ":qi", "ghost", (nowMs + 60_000) + " 60000 500 nowhere");
+    redis("HSET", lockKey("dead-grantee") + ":qi", "ghost", (nowMs + 60_000) + " 60000 3000 nowhere");
     CompletableFuture<LockLease> live = client().lock("dead-grantee").acquireAsync(PATIENCE);
     awaitQueued("dead-grantee", 2);
     held.close();
     assertThat(holderInRedis("dead-grantee")).as("handed to the first in line").isEqualTo("ghost");
-    assertThat((Long) redis("PTTL", lockKey("dead-grantee"))).as("for the claim time only").isBetween(1L, 500L);
+    assertThat((Long) redis("PTTL", lockKey("dead-grantee"))).as("for the claim time only").isBetween(1L, 3_000L);
     LockLease got = live.join();
     assertThat(got.isValid()).isTrue();
     got.close();
