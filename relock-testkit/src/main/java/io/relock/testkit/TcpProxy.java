@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -193,7 +194,7 @@ public final class TcpProxy implements AutoCloseable {
                 reset(client);
                 continue;
             }
-            threads.execute(() -> connect(client));
+            spawn(() -> connect(client), client);
         }
     }
 
@@ -232,7 +233,7 @@ public final class TcpProxy implements AutoCloseable {
             releaseParked();
             return;
         }
-        threads.execute(() -> {
+        spawn(() -> {
             byte[] discard = new byte[CHUNK_SIZE];
             try {
                 InputStream in = client.getInputStream();
@@ -244,7 +245,21 @@ public final class TcpProxy implements AutoCloseable {
             }
             parked.remove(client);
             closeQuietly(client);
-        });
+        }, client);
+    }
+
+    /**
+     * Runs {@code task} on the proxy's threads, or, when {@link #close()} has already stopped them
+     * (a connection accepted just as the proxy closed), closes {@code sockets} instead.
+     */
+    private void spawn(Runnable task, Socket... sockets) {
+        try {
+            threads.execute(task);
+        } catch (RejectedExecutionException e) {
+            for (Socket socket : sockets) {
+                closeQuietly(socket);
+            }
+        }
     }
 
     private void releaseParked() {
@@ -270,10 +285,10 @@ public final class TcpProxy implements AutoCloseable {
         }
 
         void start() {
-            threads.execute(() -> read(client, toUpstream, false));
-            threads.execute(() -> write(upstream, toUpstream));
-            threads.execute(() -> read(upstream, toClient, true));
-            threads.execute(() -> write(client, toClient));
+            spawn(() -> read(client, toUpstream, false), client, upstream);
+            spawn(() -> write(upstream, toUpstream), client, upstream);
+            spawn(() -> read(upstream, toClient, true), client, upstream);
+            spawn(() -> write(client, toClient), client, upstream);
         }
 
         private void read(Socket from, BlockingQueue<Chunk> queue, boolean fromTarget) {
