@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -78,6 +79,11 @@ public final class JvmProcess implements AutoCloseable {
      * @throws UncheckedIOException if the JVM or its log file cannot be created
      */
     public static JvmProcess start(List<String> jvmArgs, Class<?> mainClass, String... args) {
+        return start(jvmArgs, Map.of(), mainClass, args);
+    }
+
+    /** As {@link #start(List, Class, String...)}, with {@code environment} added to the child's. */
+    static JvmProcess start(List<String> jvmArgs, Map<String, String> environment, Class<?> mainClass, String... args) {
         Objects.requireNonNull(jvmArgs, "jvmArgs");
         Objects.requireNonNull(mainClass, "mainClass");
         Objects.requireNonNull(args, "args");
@@ -92,7 +98,9 @@ public final class JvmProcess implements AutoCloseable {
         try {
             Files.createDirectories(LOG_DIR);
             Path logFile = Files.createTempFile(LOG_DIR, mainClass.getSimpleName() + "-", ".log");
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             ProcessJanitor.adopt(process);
             return new JvmProcess(process, mainClass.getSimpleName() + " (pid " + process.pid() + ")", logFile);
         } catch (IOException e) {
@@ -246,10 +254,15 @@ public final class JvmProcess implements AutoCloseable {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), charset));
                 BufferedWriter log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8)) {
             String line;
+            boolean childSpoke = false;
             while ((line = reader.readLine()) != null) {
                 log.write(line);
                 log.newLine();
                 log.flush();
+                if (!childSpoke && isLauncherNotice(line)) {
+                    continue;
+                }
+                childSpoke = true;
                 synchronized (lines) {
                     lines.add(line);
                     lines.notifyAll();
@@ -263,6 +276,16 @@ public final class JvmProcess implements AutoCloseable {
                 lines.notifyAll();
             }
         }
+    }
+
+    /**
+     * Whether {@code line} is what the JVM prints before {@code main} when it takes options from the
+     * environment ({@code JAVA_TOOL_OPTIONS} and the like, set on many CI machines): the log file
+     * keeps it, {@link #output()} leaves it out, as it is not the child's.
+     */
+    static boolean isLauncherNotice(String line) {
+        return line.startsWith("Picked up JAVA_TOOL_OPTIONS: ") || line.startsWith("Picked up _JAVA_OPTIONS: ")
+                || line.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS: ");
     }
 
     private String exitCodeOrUnknown() {

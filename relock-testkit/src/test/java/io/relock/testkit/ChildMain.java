@@ -1,8 +1,9 @@
 package io.relock.testkit;
 
 /**
- * Child JVM for {@link JvmProcessTest}: greets on stdout and stderr, echoes its arguments, then
- * either exits with the code given as {@code exit=N} or prints a numbered tick every 50 ms forever.
+ * Child JVM for {@link JvmProcessTest}: greets on stdout and stderr, echoes its arguments and the
+ * system property {@code some.flag}, then either exits with the code given as {@code exit=N} or
+ * prints a numbered tick every 50 ms forever.
  */
 public final class ChildMain {
 
@@ -12,6 +13,7 @@ public final class ChildMain {
     public static void main(String[] args) throws InterruptedException {
         System.out.println("hello from child");
         System.out.println("args=" + String.join(",", args));
+        System.out.println("some.flag=" + System.getProperty("some.flag"));
         System.err.println("this went to stderr");
         for (String arg : args) {
             if (arg.startsWith("exit=")) {

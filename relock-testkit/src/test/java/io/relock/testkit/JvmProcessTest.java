@@ -33,11 +33,25 @@ class JvmProcessTest {
         }
     }
 
+    /**
+     * With {@code JAVA_TOOL_OPTIONS} set (as on many CI machines) the JVM prints a notice before
+     * {@code main}; it is not the child's output, so output() starts with the child's first line.
+     */
+    @Test
+    void output_leavesOutTheLaunchersNoticeOfOptionsFromTheEnvironment() {
+        try (JvmProcess child = JvmProcess.start(List.of(), java.util.Map.of("JAVA_TOOL_OPTIONS", "-Dsome.flag=env"),
+                ChildMain.class, "exit=0")) {
+            assertThat(child.waitFor(GENEROUS)).isZero();
+            assertThat(child.output()).startsWith("hello from child").contains("some.flag=env")
+                    .noneMatch(line -> line.contains("JAVA_TOOL_OPTIONS"));
+        }
+    }
+
     @Test
     void jvmArgs_reachTheChild() {
         try (JvmProcess child = JvmProcess.start(List.of("-Xmx64m", "-Dsome.flag=on"), ChildMain.class, "exit=0")) {
             assertThat(child.waitFor(GENEROUS)).isZero();
-            assertThat(child.output()).contains("hello from child");
+            assertThat(child.output()).contains("hello from child", "some.flag=on");
         }
     }
 
