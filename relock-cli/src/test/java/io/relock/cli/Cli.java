@@ -1,5 +1,6 @@
 package io.relock.cli;
 
+import io.relock.testkit.JvmProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -100,8 +101,18 @@ final class Cli implements AutoCloseable {
     return text.isEmpty() ? List.of() : List.of(text.split("\n"));
   }
 
+  /** What the command wrote to stderr, without the notices the JVM itself prints first (see {@link JvmProcess#isLauncherNotice}). */
   String stderr() {
-    return read(err);
+    String text = read(err);
+    while (!text.isEmpty()) {
+      int end = text.indexOf('\n');
+      String first = end < 0 ? text : text.substring(0, end);
+      if (!JvmProcess.isLauncherNotice(first)) {
+        break;
+      }
+      text = end < 0 ? "" : text.substring(end + 1);
+    }
+    return text;
   }
 
   List<String> stderrLines() {

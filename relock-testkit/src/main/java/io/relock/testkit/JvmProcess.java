@@ -279,11 +279,15 @@ public final class JvmProcess implements AutoCloseable {
     }
 
     /**
-     * Whether {@code line} is what the JVM prints before {@code main} when it takes options from the
-     * environment ({@code JAVA_TOOL_OPTIONS} and the like, set on many CI machines): the log file
-     * keeps it, {@link #output()} leaves it out, as it is not the child's.
+     * Whether {@code line} is what the JVM prints to stderr before {@code main} when it takes options
+     * from the environment ({@code JAVA_TOOL_OPTIONS} and the like, set on many CI machines): the
+     * log file keeps it, {@link #output()} leaves it out, as it is not the child's. For tests that
+     * read a child JVM's stderr themselves.
+     *
+     * @param line a line of a JVM's stderr, without its terminator
+     * @return true if the JVM, not the program it runs, printed it
      */
-    static boolean isLauncherNotice(String line) {
+    public static boolean isLauncherNotice(String line) {
         return line.startsWith("Picked up JAVA_TOOL_OPTIONS: ") || line.startsWith("Picked up _JAVA_OPTIONS: ")
                 || line.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS: ");
     }
