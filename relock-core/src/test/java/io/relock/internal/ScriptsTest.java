@@ -4,17 +4,59 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.testkit.RedisExtension;
 import io.relock.testkit.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class ScriptsTest {
   @RegisterExtension static final RedisExtension redis = new RedisExtension();
 
+  private static final String FOLDER = "io/relock/scripts/";
+  private static final Pattern INCLUDE = Pattern.compile("(?m)^-- @include (\\S+)$");
+
   @Test
-  void everyScriptsSha1_matchesWhatScriptLoadReturns(RedisServer server) {
-    for (LuaScript script : Scripts.ALL) {
-      assertThat(server.execute("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha1());
+  void everyScriptOnTheClassPath_isAFragmentSomeScriptIncludes_orOneOfScriptsAll() throws Exception {
+    Set<String> files = scriptFiles();
+    Set<String> included = included();
+    assertThat(files).as("the folder holds the scripts").contains("acquire.lua", "release.lua");
+    assertThat(files).as("every included fragment exists").containsAll(included);
+    Set<String> entryPoints = new TreeSet<>(files);
+    entryPoints.removeAll(included);
+    assertThat(Scripts.ALL.stream().map(LuaScript::toString).toList())
+        .as("scripts that no other script includes are the ones relock runs")
+        .containsExactlyInAnyOrderElementsOf(entryPoints);
+  }
+
+  @Test
+  void everyScriptsSha1_matchesWhatScriptLoadReturns(RedisServer server) throws Exception {
+    List<String> checked = new ArrayList<>();
+    Set<String> fragments = included();
+    for (String file : scriptFiles()) {
+      if (fragments.contains(file)) {
+        continue;
+      }
+      LuaScript script = LuaScript.load(file);
+      assertThat(server.execute("SCRIPT", "LOAD", script.source())).as(file).isEqualTo(script.sha1());
+      checked.add(file);
     }
+    assertThat(checked).hasSameSizeAs(Scripts.ALL);
   }
 
   @Test
@@ -23,12 +65,54 @@ class ScriptsTest {
     assertThat(Scripts.RELEASE.source()).doesNotContainPattern("(?m)^-- @include ").contains("local function grant_next");
     for (LuaScript script : Scripts.ALL) {
       assertThat(script.source()).as(script.name()).startsWith("-- " + script.name() + ".lua:")
-          .contains("KEYS[").contains("Returns");
+          .contains("KEYS[").contains("Returns").doesNotContainPattern("(?m)^-- @include ");
     }
   }
 
   @Test
   void sha1_isLowerCaseHexOfTheText() {
     assertThat(LuaScript.sha1Hex("return 1")).isEqualTo("e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
+  }
+
+  /** The fragments some script includes. */
+  private static Set<String> included() throws IOException, URISyntaxException {
+    Set<String> included = new TreeSet<>();
+    for (String file : scriptFiles()) {
+      Matcher m = INCLUDE.matcher(text(file));
+      while (m.find()) {
+        included.add(m.group(1));
+      }
+    }
+    return included;
+  }
+
+  /** Every {@code .lua} file in the scripts folder, read from the class path (a folder or a jar). */
+  static Set<String> scriptFiles() throws IOException, URISyntaxException {
+    URL folder = LuaScript.class.getClassLoader().getResource(FOLDER);
+    assertThat(folder).as("the scripts folder on the class path").isNotNull();
+    Set<String> files = new TreeSet<>();
+    if ("jar".equals(folder.getProtocol())) {
+      JarURLConnection connection = (JarURLConnection) folder.openConnection();
+      try (JarFile jar = connection.getJarFile()) {
+        for (JarEntry entry : Collections.list(jar.entries())) {
+          String name = entry.getName();
+          if (name.startsWith(FOLDER) && name.endsWith(".lua") && name.indexOf('/', FOLDER.length()) < 0) {
+            files.add(name.substring(FOLDER.length()));
+          }
+        }
+      }
+    } else {
+      try (Stream<Path> listed = Files.list(Path.of(folder.toURI()))) {
+        listed.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".lua")).forEach(files::add);
+      }
+    }
+    return files;
+  }
+
+  private static String text(String file) throws IOException {
+    try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(FOLDER + file)) {
+      assertThat(in).as(file).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 }
