@@ -22,7 +22,12 @@ class KeepAliveSocketFactoryTest {
       assertThat(socket.getKeepAlive()).isTrue();
       Assumptions.assumeTrue(socket.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE),
           "this platform has no TCP_KEEPIDLE");
-      assertThat(socket.getOption(ExtendedSocketOptions.TCP_KEEPIDLE)).isEqualTo(KeepAliveSocketFactory.IDLE_SECONDS);
+      try (Socket plain = new Socket(redis.server().host(), redis.server().port())) {
+        plain.setKeepAlive(true);
+        assertThat(plain.getOption(ExtendedSocketOptions.TCP_KEEPIDLE))
+            .as("the system's own idle time, which the factory must change").isNotEqualTo(10);
+      }
+      assertThat(socket.getOption(ExtendedSocketOptions.TCP_KEEPIDLE)).isEqualTo(10);
       assertThat(socket.getOption(ExtendedSocketOptions.TCP_KEEPINTERVAL)).isEqualTo(5);
       assertThat(socket.getOption(ExtendedSocketOptions.TCP_KEEPCOUNT)).isEqualTo(3);
     }
