@@ -163,6 +163,7 @@ class InspectionCommandsTest {
 
   @Test
   void watch_printsTheStateThenALinePerChange_untilInterrupted() throws Exception {
+    Cli.assumeSigintIsDelivered();
     Relock holder = client();
     Relock waiter = client();
     try (Cli people = Cli.start("watch", "--interval", "50ms", "--uri", uri(), "watched");
