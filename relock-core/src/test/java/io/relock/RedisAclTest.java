@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 class RedisAclTest {
 
   @Test
-  void theReadme_quotesExactlyTheRuleTheTestsUse() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    assertThat(readme).contains("ACL SETUSER locks on >password " + RedisAcl.RULE + "\n");
+  void theOperationsGuide_quotesExactlyTheRuleTheTestsUse() throws Exception {
+    String guide = Files.readString(Path.of("..", "docs", "operations.md"));
+    assertThat(guide).contains("ACL SETUSER locks on >password " + RedisAcl.RULE + "\n");
   }
 
   @Test
