@@ -155,7 +155,7 @@ public abstract class ReadWriteLockContract extends RelockContract {
     assertThatThrownBy(paused::close).isInstanceOf(io.relock.LockLostException.class);
   }
 
-  /** The rule README gives a resource: refuse a token lower than the highest accepted; equal tokens pass. */
+  /** The rule docs/leases-and-fencing.md gives a resource: refuse a token lower than the highest accepted; equal tokens pass. */
   private static final class FencedResource {
     private long highest;
 
