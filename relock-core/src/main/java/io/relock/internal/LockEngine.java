@@ -112,7 +112,7 @@ public final class LockEngine {
     this.sharded = driver.hasShardedPubSub();
     this.grantChannel = sharded ? SHARDED_CHANNEL : channel;
     this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck,
-        driver.isClustered(), listeners);
+        driver.isClustered(), listeners, driver::refreshTopology);
     this.inspector = new LockInspector(driver, scripts, settings);
   }
 

@@ -124,6 +124,14 @@ public interface RedisDriver extends AutoCloseable {
   }
 
   /**
+   * Asks the driver to read the cluster's topology again soon: a call failed for a passing reason
+   * and core is about to try it again (after a failover, a slot's new primary may not be in the
+   * driver's view yet, and no reconnect comes to tell). Must not block; a driver may bound how
+   * often it reads. The default does nothing, which suits a driver without a topology of its own.
+   */
+  default void refreshTopology() {}
+
+  /**
    * Whether the driver offers sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+ Cluster): core then
    * publishes each grant with {@code SPUBLISH} on a channel of the lock's own slot, heard only
    * by the node of that slot and the clients subscribed there, instead of on the client's channel

@@ -578,6 +578,12 @@ public final class JedisClusterDriver implements RedisDriver {
   // ---- topology --------------------------------------------------------------------------------
 
   /** Reads the slot map again on the topology thread, at most twice a second. */
+  @Override
+  public void refreshTopology() {
+    refreshSoon();
+  }
+
+  /** Reads the slot map again on the topology thread, at most twice a second. */
   private void refreshSoon() {
     if (closed.get() || !refreshQueued.compareAndSet(false, true)) {
       return;
