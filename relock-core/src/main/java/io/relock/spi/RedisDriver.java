@@ -105,7 +105,12 @@ public interface RedisDriver extends AutoCloseable {
   /**
    * Subscribes to {@code channel} on the driver's pub/sub connection and delivers each message's
    * payload to {@code listener}. The future completes once Redis has confirmed the subscription.
-   * After a reconnect the driver subscribes again on its own. Called once per client.
+   * After a reconnect the driver subscribes again on its own. One channel per client: called once,
+   * and again, with the same channel, only while no call's future has completed successfully (the
+   * last one failed or timed out, yet its subscription may still take hold). Such a call makes
+   * sure of the subscription without subscribing twice, and from then on the latest call's
+   * listener receives each message, once. A future that fails with {@link RedisReplyException}
+   * means Redis refused the subscription (an ACL's {@code NOPERM}, say).
    *
    * @param channel the channel to subscribe to
    * @param listener receives the payload of each message on the channel

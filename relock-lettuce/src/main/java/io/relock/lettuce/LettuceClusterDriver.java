@@ -353,7 +353,11 @@ public final class LettuceClusterDriver implements RedisDriver {
     return acked;
   }
 
-  /** The client channel, for servers without sharded pub/sub; PUBLISH reaches every node. */
+  /**
+   * The client channel (for servers without sharded pub/sub, PUBLISH reaches every node; on
+   * others, for notices of forced unlocks). Called again, sends {@code SUBSCRIBE} again, which
+   * Redis confirms without subscribing twice; the latest listener hears each message.
+   */
   @Override
   public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
     this.listener = listener;
