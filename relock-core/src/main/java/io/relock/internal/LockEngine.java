@@ -150,7 +150,7 @@ public final class LockEngine {
       } else {
         notifications.subscribe(); // fails only if Redis refused it; a slow Redis is waited out in the background
       }
-    } catch (RelockException e) {
+    } catch (RuntimeException e) {
       engine.shutdown();
       throw e;
     }

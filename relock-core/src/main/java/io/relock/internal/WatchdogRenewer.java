@@ -308,7 +308,8 @@ final class WatchdogRenewer {
    * a lease's end, after which it is lost (its expiry check reports it). The retry keeps the
    * leases: no tick renews them meanwhile.
    *
-   * @param failures how many passes in a row have failed for these leases, this one included less one
+   * @param failures how many passes in a row had failed for these leases before the one that just
+   *     failed: 0 after a tick's
    */
   private void retryLater(List<HeldLease> failed, int failures) {
     List<HeldLease> alive = stillHeld(failed);
