@@ -60,7 +60,10 @@ public interface RelockListener {
   default void renewed(int leases) {}
 
   /**
-   * A watchdog call to renew {@code leases} leases failed; they are tried again at the next tick.
+   * A watchdog call to renew {@code leases} leases failed. After a failure that may pass (Redis
+   * unreachable, slow, failing over) they are tried again after a backoff, 25 ms doubling to a
+   * second, until renewed or their leases end, each try a call of its own; after an error reply,
+   * at the next tick.
    *
    * @param leases how many leases the failed call was to renew
    * @param error what the call failed with

@@ -65,6 +65,14 @@ final class HeldLease implements LockLease {
   /** Whether the watchdog's last call to renew this lease failed (see {@link io.relock.RelockStats}). */
   volatile boolean renewalFailed;
   /**
+   * 1 while a pass of the watchdog owns this lease's renewal (from its tick until a call renews it,
+   * or until the retries of a call that failed end): a tick skips a lease another pass still owns,
+   * so that no lease has two renewals under way.
+   */
+  volatile int renewing;
+  static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<HeldLease> RENEWING =
+      java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(HeldLease.class, "renewing");
+  /**
    * Notices of a forced unlock since the last check began (see LockEngine#checkHold): a field, not
    * an object, since every hold has one and almost none ever hears such a notice.
    */

@@ -93,6 +93,8 @@ public final class LockEngine {
   private final java.util.concurrent.atomic.AtomicInteger acquiring = new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean closed;
   private volatile boolean terminated;
+  /** The subscription to {@link #channel}, which a slow Redis may confirm after start returned. */
+  private NotificationSubscription notifications;
 
   private LockEngine(RedisDriver driver, RelockSettings settings, String where) {
     this.driver = driver;
@@ -112,7 +114,7 @@ public final class LockEngine {
     this.sharded = driver.hasShardedPubSub();
     this.grantChannel = sharded ? SHARDED_CHANNEL : channel;
     this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck,
-        driver.isClustered(), listeners);
+        driver.isClustered(), listeners, driver::refreshTopology);
     this.inspector = new LockInspector(driver, scripts, settings);
   }
 
@@ -134,32 +136,24 @@ public final class LockEngine {
     LockEngine engine = new LockEngine(driver, settings, where);
     // The server check's script call goes out now and is judged after the subscription is confirmed.
     CompletableFuture<List<Object>> serverInfo = ServerCheck.read(engine.scripts);
+    // Before subscribing: a driver that confirms the subscription only after a reconnect says so this way.
+    driver.onReconnect(engine::reconnected);
+    NotificationSubscription notifications = new NotificationSubscription(engine, driver, engine.channel,
+        engine::onNotification, settings.connectTimeout(), engine::reconnected);
+    engine.notifications = notifications;
     try {
       if (engine.sharded) {
         // Grants come on each lock's own channel (see hearGrants); the client's channel carries only
         // the rare notices of a forced unlock, broadcast cluster-wide. Without it, a renewal finds
-        // such a loss instead: not worth failing the client for.
-        driver.subscribe(engine.channel, engine::onNotification).whenComplete((v, e) -> {
-          if (e != null) {
-            log.warn("could not subscribe to {} for notices of forced unlocks ({}); renewals find them instead",
-                engine.channel, e.getMessage());
-          }
-        });
+        // such a loss instead: not worth failing or delaying the client for.
+        notifications.subscribeInBackground();
       } else {
-        driver.subscribe(engine.channel, engine::onNotification)
-            .get(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        notifications.subscribe(); // fails only if Redis refused it; a slow Redis is waited out in the background
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
       engine.shutdown();
-      throw new RelockException("interrupted while subscribing to " + engine.channel, e);
-    } catch (ExecutionException | TimeoutException e) {
-      engine.shutdown();
-      // The cause's text says why (NOPERM for a channel the user's ACL does not allow).
-      throw new RelockException("could not subscribe to notification channel " + engine.channel + ": "
-          + Uris.redact(String.valueOf(unchecked(e instanceof ExecutionException ? e.getCause() : e).getMessage())), e);
+      throw e;
     }
-    driver.onReconnect(engine::reconnected);
     try {
       ServerCheck.check(serverInfo, settings, where);
     } catch (RelockException e) {
@@ -224,6 +218,11 @@ public final class LockEngine {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** Whether Redis has confirmed the subscription to the client's notification channel. */
+  boolean isSubscribed() {
+    return notifications.isSubscribed();
   }
 
   /** Closed and shut down: background retries stop. */

@@ -105,7 +105,12 @@ public interface RedisDriver extends AutoCloseable {
   /**
    * Subscribes to {@code channel} on the driver's pub/sub connection and delivers each message's
    * payload to {@code listener}. The future completes once Redis has confirmed the subscription.
-   * After a reconnect the driver subscribes again on its own. Called once per client.
+   * After a reconnect the driver subscribes again on its own. One channel per client: called once,
+   * and again, with the same channel, only while no call's future has completed successfully (the
+   * last one failed or timed out, yet its subscription may still take hold). Such a call makes
+   * sure of the subscription without subscribing twice, and from then on the latest call's
+   * listener receives each message, once. A future that fails with {@link RedisReplyException}
+   * means Redis refused the subscription (an ACL's {@code NOPERM}, say).
    *
    * @param channel the channel to subscribe to
    * @param listener receives the payload of each message on the channel
@@ -122,6 +127,14 @@ public interface RedisDriver extends AutoCloseable {
   default boolean isClustered() {
     return false;
   }
+
+  /**
+   * Asks the driver to read the cluster's topology again soon: a call failed for a passing reason
+   * and core is about to try it again (after a failover, a slot's new primary may not be in the
+   * driver's view yet, and no reconnect comes to tell). Must not block; a driver may bound how
+   * often it reads. The default does nothing, which suits a driver without a topology of its own.
+   */
+  default void refreshTopology() {}
 
   /**
    * Whether the driver offers sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+ Cluster): core then

@@ -8,11 +8,17 @@ import io.relock.LockLostException;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.internal.TestAccess;
 import io.relock.spi.CommandNotSentException;
+import io.relock.spi.DriverSettings;
+import io.relock.spi.RedisDriver;
 import io.relock.testkit.TcpProxy;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -156,5 +162,124 @@ public abstract class ConnectionLossContract extends RelockContract {
       proxy.restore();
     }
     awaitNothingLeftOf("late");
+  }
+
+  /** A command timeout that a pause of Redis outlasts, as on a busy machine (the stress suite's). */
+  private static final Duration SHORT_COMMANDS = Duration.ofMillis(400);
+
+  /**
+   * A client built while Redis is paused: its subscription is not confirmed within the command
+   * timeout, yet the client builds, subscribes once Redis is back (once: each message is heard
+   * once), and its waiters are woken by notification. Their own re-checks are turned off, so only
+   * a notification can wake them in time.
+   */
+  @Test
+  void aClientBuiltWhileRedisIsPaused_builds_andHearsGrantsOnceRedisIsBack() throws Exception {
+    Relock holder = client();
+    LockLease held = holder.lock("paused-build").acquire(Duration.ZERO);
+    HeardNotifications network = new HeardNotifications(connectDriver(redis.uri(),
+        new DriverSettings(SHORT_COMMANDS, DRIVER_SETTINGS.connectTimeout(), DRIVER_SETTINGS.clientName())));
+    Relock.Builder builder = Relock.builder().driver(network).commandTimeout(SHORT_COMMANDS).recheckInterval(NO_RECHECK);
+    Relock built;
+    redis.pause();
+    try {
+      built = builder.build();
+    } finally {
+      redis.resume();
+    }
+    try (Relock waiter = built) {
+      String channel = "relock:client:" + waiter.clientId();
+      await("the client subscribed once Redis was back", () -> subscribers(channel) == 1
+          && TestAccess.notificationsSubscribed(waiter));
+      CompletableFuture<LockLease> next = waiter.lock("paused-build").acquireAsync(PATIENCE);
+      await("the waiter is queued", () -> redis("ZCARD", lockKey("paused-build") + ":q").equals(1L));
+      held.close();
+      try (LockLease got = next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+        assertThat(got.isValid()).isTrue();
+      }
+      assertThat(network.heard()).as("notifications heard: the grant").hasSize(1);
+
+      redis("PUBLISH", channel, "probe 1");
+      redis("PUBLISH", channel, "probe 2");
+      await("both probes heard", () -> network.heard().contains("probe 2"));
+      assertThat(network.heard()).as("each message heard once").containsOnlyOnce("probe 1", "probe 2");
+      assertThat(subscribers(channel)).isEqualTo(1L);
+    }
+  }
+
+  /**
+   * A client closed while it still tries to subscribe (Redis paused since before it was built)
+   * stops trying, and once Redis is back nothing of it is subscribed or connected.
+   */
+  @Test
+  void aClientClosedWhileItsSubscriptionIsTriedAgain_leavesNothingBehind() {
+    String name = "relock-closed-early";
+    RedisDriver driver = connectDriver(redis.uri(), new DriverSettings(SHORT_COMMANDS, DRIVER_SETTINGS.connectTimeout(),
+        name));
+    Relock.Builder builder = Relock.builder().driver(driver).commandTimeout(SHORT_COMMANDS);
+    String clientId;
+    redis.pause();
+    try {
+      Relock client = builder.build();
+      clientId = client.clientId();
+      client.close();
+    } finally {
+      redis.resume();
+    }
+    await("nothing of the closed client is subscribed or connected", () -> subscribers("relock:client:" + clientId) == 0
+        && !String.valueOf(redis("CLIENT", "LIST")).contains("name=" + name));
+    await("the closed client's threads have ended", () -> Thread.getAllStackTraces().keySet().stream()
+        .noneMatch(t -> t.getName().endsWith(clientId.substring(0, 8))));
+  }
+
+  private long subscribers(String channel) {
+    return (Long) ((List<?>) redis("PUBSUB", "NUMSUB", channel)).get(1);
+  }
+
+  /** The real driver, recording every message the client hears on its channel. */
+  private static final class HeardNotifications implements RedisDriver {
+    private final RedisDriver real;
+    private final List<String> heard = new CopyOnWriteArrayList<>();
+
+    HeardNotifications(RedisDriver real) {
+      this.real = real;
+    }
+
+    List<String> heard() {
+      return heard;
+    }
+
+    @Override
+    public CompletableFuture<List<Object>> evalSha(String sha1, List<String> keys, List<String> args) {
+      return real.evalSha(sha1, keys, args);
+    }
+
+    @Override
+    public CompletableFuture<String> scriptLoad(String script) {
+      return real.scriptLoad(script);
+    }
+
+    @Override
+    public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
+      return real.subscribe(channel, message -> {
+        heard.add(message);
+        listener.accept(message);
+      });
+    }
+
+    @Override
+    public void onReconnect(Runnable listener) {
+      real.onReconnect(listener);
+    }
+
+    @Override
+    public boolean timesOutCommands() {
+      return real.timesOutCommands();
+    }
+
+    @Override
+    public void close() {
+      real.close();
+    }
   }
 }

@@ -172,6 +172,52 @@ public abstract class LeaseContract extends RelockContract {
     assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
   }
 
+  /**
+   * Renewals refused (Redis unreachable, a node failing over) until less than a tick (a third of
+   * the lease) is left and two of them failed: the renewal is tried again until it goes through,
+   * not only at the next tick. The holder counts its lease as ending a second before Redis does,
+   * so that no tick comes between the end of the refusals and that end.
+   */
+  @Test
+  void aRenewalThatFailed_isTriedAgainUntilTheLeaseEnds_notOnlyAtTheNextTick() {
+    RenewalGate gate = new RenewalGate(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Duration lease = Duration.ofSeconds(6);
+    try (Relock relock = Relock.builder().driver(gate).defaultLease(lease).clockDrift(Duration.ofSeconds(1)).build()) {
+      LockLease held = relock.lock("retried").acquire(Duration.ZERO);
+      gate.refuse(true);
+      Duration underATick = lease.dividedBy(3).minusMillis(300);
+      await("less than a tick of the lease is left, and two renewals were refused",
+          () -> held.remaining().compareTo(underATick) < 0 && gate.refused() >= 2);
+      gate.refuse(false);
+      await("a renewal went through", () -> (Long) redis("PTTL", lockKey("retried")) > lease.toMillis() * 2 / 3);
+      assertThat(held.isValid()).isTrue();
+      held.close();
+    }
+  }
+
+  /**
+   * A renewal held up (Redis slow or paused) is the lease's only one: the ticks that come
+   * meanwhile send no second renewal of it, which would only queue behind the first.
+   */
+  @Test
+  void aRenewalInFlight_isNotSentAgainByTheTicksThatComeMeanwhile() {
+    RenewalGate gate = new RenewalGate(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Duration lease = Duration.ofSeconds(3);
+    try (Relock relock = Relock.builder().driver(gate).defaultLease(lease).commandTimeout(Duration.ofSeconds(5))
+        .build()) {
+      LockLease held = relock.lock("in-flight").acquire(Duration.ZERO);
+      gate.hold();
+      // Last renewed (or acquired) at most a tick before the hold; with under half a tick left,
+      // two ticks have come since.
+      await("two ticks have come since the last renewal", () -> held.remaining().compareTo(lease.dividedBy(6)) < 0);
+      assertThat(gate.letThrough()).as("renewals held back").isEqualTo(1);
+      await("the renewal held back went through", () -> held.remaining().compareTo(lease.dividedBy(3)) > 0);
+      assertThat(gate.mostInFlight()).as("renewals in flight at once").isEqualTo(1);
+      assertThat(held.isValid()).isTrue();
+      held.close();
+    }
+  }
+
   @Test
   void throwingListener_isContained_andOtherListenersStillRun() {
     Relock relock = client();

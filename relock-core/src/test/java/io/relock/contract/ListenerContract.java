@@ -125,8 +125,9 @@ public abstract class ListenerContract extends RelockContract {
     try (LockLease lease = relock.lock("at-risk").acquire(Duration.ZERO)) {
       pauseWrites(Duration.ofSeconds(20)); // a renewal reaches Redis and waits there past the command timeout
       await("a failed renewal is heard", () -> heard.events.contains("renewal failed 1"));
-      unpause();
+      // Still paused: the renewal is tried again meanwhile, and fails again, until Redis answers.
       await("the next tick counts the lease at risk", () -> relock.stats().leasesAtRisk() == 1);
+      unpause();
       await("a later renewal succeeds", () -> heard.events.lastIndexOf("renewed 1")
           > heard.events.indexOf("renewal failed 1"));
       await("the tick after it counts none at risk", () -> relock.stats().leasesAtRisk() == 0);

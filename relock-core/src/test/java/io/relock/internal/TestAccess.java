@@ -20,6 +20,15 @@ public final class TestAccess {
     return WatchdogRenewer.BUDGET_STEP;
   }
 
+  /** Whether {@code client} has its subscription to its notification channel confirmed. */
+  public static boolean notificationsSubscribed(Relock client) {
+    try {
+      return engine(client).isSubscribed();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read the engine", e);
+    }
+  }
+
   /** How many lock names {@code client} keeps local state for. */
   public static int localStates(Relock client) {
     return states(client).size();

@@ -210,6 +210,11 @@ final class SimulatedNetwork implements RedisDriver {
   }
 
   @Override
+  public void refreshTopology() {
+    real.refreshTopology();
+  }
+
+  @Override
   public boolean hasShardedPubSub() {
     return real.hasShardedPubSub();
   }

@@ -1,5 +1,6 @@
 package io.relock.jedis;
 
+import io.relock.spi.RedisReplyException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * One channel subscription kept alive on a connection and a daemon thread of its own: Jedis's
@@ -39,10 +41,12 @@ final class ChannelSubscriber {
   private final Supplier<HostAndPort> nodes;
   private final JedisClientConfig config;
   private final String channel;
-  private final Consumer<String> listener;
+  private volatile Consumer<String> listener;
   private final Runnable resubscribed;
   private final String where;
   private final CompletableFuture<Void> firstSubscription = new CompletableFuture<>();
+  /** Complete while Redis has confirmed the subscription on the connection open now; guarded by this. */
+  private CompletableFuture<Void> confirmation = new CompletableFuture<>();
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final Thread thread;
   private volatile boolean running = true;
@@ -70,10 +74,48 @@ final class ChannelSubscriber {
     this.thread.setDaemon(true);
   }
 
-  /** Starts the thread; the future completes when Redis first confirms the subscription. */
+  /**
+   * Starts the thread; the future completes when Redis first confirms the subscription, and fails
+   * if the first try fails (an error reply, such as an ACL's refusal, as {@link
+   * RedisReplyException}); the thread tries again all the same.
+   */
   CompletableFuture<Void> start() {
     thread.start();
     return firstSubscription;
+  }
+
+  /**
+   * A second subscription to the same channel, which this one already makes: hands the messages
+   * from now on to {@code listener} instead, and completes as {@link #whenSubscribed} does.
+   *
+   * @throws IllegalStateException if {@code channel} is another channel
+   */
+  CompletableFuture<Void> again(String channel, Consumer<String> listener) {
+    if (!this.channel.equals(channel)) {
+      throw new IllegalStateException("the Jedis driver subscribes to one channel, " + this.channel + "; not also to "
+          + channel);
+    }
+    this.listener = listener;
+    return whenSubscribed();
+  }
+
+  /**
+   * Completes once Redis confirms the subscription: at once if it holds now, else at the next
+   * confirmation. Never fails, except once closed; the caller bounds its wait.
+   */
+  synchronized CompletableFuture<Void> whenSubscribed() {
+    return confirmation.copy();
+  }
+
+  private synchronized void confirmedNow() {
+    confirmation.complete(null);
+  }
+
+  /** The connection ended: the next confirmation is a new one. */
+  private synchronized void unconfirmed() {
+    if (confirmation.isDone()) {
+      confirmation = new CompletableFuture<>();
+    }
   }
 
   private void run() {
@@ -114,7 +156,8 @@ final class ChannelSubscriber {
         }
         if (!firstSubscription.isDone()) {
           // Tell the caller now rather than at its timeout; keep trying until close() all the same.
-          firstSubscription.completeExceptionally(e);
+          firstSubscription.completeExceptionally(e instanceof JedisDataException
+              ? new RedisReplyException(e.getMessage(), e) : e);
         }
         if (pubsub.confirmed) {
           log.warn("notification connection to {} lost ({}); reconnecting", where(node), e.getMessage());
@@ -129,6 +172,7 @@ final class ChannelSubscriber {
       } finally {
         current = null;
         subscription = null;
+        unconfirmed();
       }
       if (pause(backoff)) {
         break;
@@ -137,6 +181,9 @@ final class ChannelSubscriber {
     }
     if (!firstSubscription.isDone()) {
       firstSubscription.completeExceptionally(new IllegalStateException("the Jedis driver was closed"));
+    }
+    synchronized (this) {
+      confirmation.completeExceptionally(new IllegalStateException("the Jedis driver was closed"));
     }
   }
 
@@ -232,6 +279,7 @@ final class ChannelSubscriber {
     public void onSubscribe(String subscribed, int count) {
       confirmed = true;
       firstSubscription.complete(null);
+      confirmedNow();
       if (resubscribing) {
         log.info("subscribed to {} on {} again", subscribed, at);
         resubscribed.run();

@@ -325,9 +325,11 @@ public final class JedisClusterDriver implements RedisDriver {
   /**
    * For servers before Redis 7: a plain {@code SUBSCRIBE} on one primary of the slot map (a
    * cluster broadcasts {@code PUBLISH} to every node), on a thread of its own, that reconnects, to
-   * the next primary, when the connection drops. The listener runs on that thread.
+   * the next primary, when the connection drops. The listener runs on that thread. Called again
+   * with the same channel, it hands the messages to the new listener and completes once the
+   * subscription holds (at once if it does now).
    *
-   * @throws IllegalStateException if called a second time
+   * @throws IllegalStateException if called with another channel than before
    */
   @Override
   public synchronized CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
@@ -335,7 +337,7 @@ public final class JedisClusterDriver implements RedisDriver {
       return CompletableFuture.failedFuture(new IllegalStateException("the Jedis cluster driver is closed"));
     }
     if (subscriber != null) {
-      throw new IllegalStateException("the Jedis cluster driver subscribes to one channel; already subscribed");
+      return subscriber.again(channel, listener);
     }
     subscriber = new ChannelSubscriber(this::anyPrimary, config, channel, listener, this::reconnected,
         threadPrefix + "-pubsub", where);
@@ -576,6 +578,12 @@ public final class JedisClusterDriver implements RedisDriver {
   }
 
   // ---- topology --------------------------------------------------------------------------------
+
+  /** Reads the slot map again on the topology thread, at most twice a second. */
+  @Override
+  public void refreshTopology() {
+    refreshSoon();
+  }
 
   /** Reads the slot map again on the topology thread, at most twice a second. */
   private void refreshSoon() {

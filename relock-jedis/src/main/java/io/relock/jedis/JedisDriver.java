@@ -285,10 +285,12 @@ public final class JedisDriver implements RedisDriver {
 
   /**
    * The listener runs on the driver's pub/sub thread; a listener that throws is logged and the
-   * message dropped. The future fails if the first connection attempt fails; attempts go on until
-   * {@link #close()} all the same.
+   * message dropped. The future fails if the first connection attempt fails (an error reply, such
+   * as an ACL's refusal, as {@link RedisReplyException}); attempts go on until {@link #close()} all
+   * the same. Called again with the same channel, it hands the messages to the new listener and
+   * completes once the subscription holds (at once if it does now).
    *
-   * @throws IllegalStateException if called a second time
+   * @throws IllegalStateException if called with another channel than before
    */
   @Override
   public synchronized CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
@@ -296,7 +298,7 @@ public final class JedisDriver implements RedisDriver {
       return CompletableFuture.failedFuture(new IllegalStateException("the Jedis driver is closed"));
     }
     if (subscriber != null) {
-      throw new IllegalStateException("the Jedis driver subscribes to one channel; already subscribed");
+      return subscriber.again(channel, listener);
     }
     subscriber = new ChannelSubscriber(endpoint, config, channel, listener, this::reconnected,
         threadPrefix + "-pubsub", where);

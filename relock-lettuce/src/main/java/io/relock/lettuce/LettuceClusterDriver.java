@@ -45,6 +45,10 @@ import reactor.core.Disposable;
  * meets them, when a node connection drops, and every ten seconds); {@code SCRIPT LOAD} goes to
  * every primary.
  *
+ * <p>When a refreshed view shows a slot served by another primary than before (a failover, a
+ * migration), the reconnect listener runs: after a failover no connection comes back to say that
+ * calls to the failed node's slots may go through again.
+ *
  * <p>Grant notifications: on Redis 7+ (sharded pub/sub), each lock's grants are published with
  * {@code SPUBLISH} on a channel of the lock's own slot, and this driver subscribes with {@code
  * SSUBSCRIBE} on the primary that serves it, moving the subscription when the slot moves (Redis
@@ -133,7 +137,30 @@ public final class LettuceClusterDriver implements RedisDriver {
     client.addListener(connectionListener);
     topologyEvents = client.getResources().eventBus().get()
         .filter(ClusterTopologyChangedEvent.class::isInstance)
-        .subscribe(event -> resubscribeMoved());
+        .cast(ClusterTopologyChangedEvent.class)
+        .subscribe(event -> {
+          resubscribeMoved();
+          if (slotsMoved(event) && !closed.get()) {
+            // A failover (or a migration): calls that failed on the old node may go through now,
+            // and no reconnect comes to say so.
+            reconnectListener.run();
+          }
+        });
+  }
+
+  /** Whether some slot has another primary in the event's new view of the cluster than in its old one. */
+  static boolean slotsMoved(ClusterTopologyChangedEvent event) {
+    return !slotOwners(event.before()).equals(slotOwners(event.after()));
+  }
+
+  private static Map<String, Set<Integer>> slotOwners(List<RedisClusterNode> nodes) {
+    Map<String, Set<Integer>> owners = new java.util.HashMap<>();
+    for (RedisClusterNode node : nodes) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+        owners.put(node.getNodeId(), new java.util.HashSet<>(node.getSlots()));
+      }
+    }
+    return owners;
   }
 
   /**
@@ -261,6 +288,12 @@ public final class LettuceClusterDriver implements RedisDriver {
     }
   }
 
+  /** Reads the cluster's topology again, at most twice a second (see refreshSoon). */
+  @Override
+  public void refreshTopology() {
+    refreshSoon();
+  }
+
   /** Loads the script on every primary (Lettuce's cluster SCRIPT LOAD). */
   @Override
   public CompletableFuture<String> scriptLoad(String script) {
@@ -320,7 +353,11 @@ public final class LettuceClusterDriver implements RedisDriver {
     return acked;
   }
 
-  /** The client channel, for servers without sharded pub/sub; PUBLISH reaches every node. */
+  /**
+   * The client channel (for servers without sharded pub/sub, PUBLISH reaches every node; on
+   * others, for notices of forced unlocks). Called again, sends {@code SUBSCRIBE} again, which
+   * Redis confirms without subscribing twice; the latest listener hears each message.
+   */
   @Override
   public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
     this.listener = listener;

@@ -69,13 +69,44 @@ public final class LettuceDriver implements RedisDriver {
         reconnected();
       }
     }
+
+    @Override
+    public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+      if (connection == pubsub) {
+        resubscribing.set(true);
+      }
+    }
   };
-  private String channel;
-  private Consumer<String> listener;
+  private volatile String channel;
+  private volatile Consumer<String> listener;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Runnable reconnectListener = () -> {};
-  /** Whether the pub/sub connection has been subscribed once: later confirmations are resubscriptions. */
-  private final AtomicBoolean subscribedOnce = new AtomicBoolean();
+  /**
+   * Whether the notification connection dropped since Redis last confirmed the subscription: the
+   * next confirmation is Lettuce subscribing again on its own, and messages sent meanwhile are lost.
+   * Not set by a confirmation that merely repeats an earlier one (core subscribing again after a
+   * try that timed out, whose own confirmation may still come).
+   */
+  private final AtomicBoolean resubscribing = new AtomicBoolean();
+  /** The notification connection that has {@link #messages} as a listener; guarded by this. */
+  private StatefulRedisPubSubConnection<String, String> listening;
+  /** Hands the channel's messages to the listener of the latest {@link #subscribe} call. */
+  private final RedisPubSubAdapter<String, String> messages = new RedisPubSubAdapter<>() {
+    @Override
+    public void message(String c, String message) {
+      Consumer<String> l = listener;
+      if (l != null && c.equals(channel)) {
+        l.accept(message);
+      }
+    }
+
+    @Override
+    public void subscribed(String c, long count) {
+      if (c.equals(channel) && resubscribing.compareAndSet(true, false)) {
+        reconnected();
+      }
+    }
+  };
 
 
   private LettuceDriver(RedisClient client, boolean ownsClient, RedisURI uri) {
@@ -303,9 +334,20 @@ public final class LettuceDriver implements RedisDriver {
     return translate(commands.async().scriptLoad(script).toCompletableFuture());
   }
 
+  /**
+   * Called again with the same channel (core does so after a try that failed or timed out), sends
+   * {@code SUBSCRIBE} again on the same connection, which Redis confirms without subscribing
+   * twice; the latest call's listener then hears each message, once.
+   *
+   * @throws IllegalStateException if called with another channel than before
+   */
   @Override
   public CompletableFuture<Void> subscribe(String channel, Consumer<String> listener) {
     synchronized (this) {
+      if (this.channel != null && !this.channel.equals(channel)) {
+        throw new IllegalStateException("the Lettuce driver subscribes to one channel, " + this.channel
+            + "; not also to " + channel);
+      }
       this.channel = channel;
       this.listener = listener;
     }
@@ -314,27 +356,13 @@ public final class LettuceDriver implements RedisDriver {
 
   private CompletableFuture<Void> subscribeOn(StatefulRedisPubSubConnection<String, String> p) {
     String ch;
-    Consumer<String> l;
     synchronized (this) {
       ch = channel;
-      l = listener;
+      if (listening != p) {
+        listening = p;
+        p.addListener(messages);
+      }
     }
-    p.addListener(new RedisPubSubAdapter<>() {
-      @Override
-      public void message(String c, String message) {
-        if (ch.equals(c)) {
-          l.accept(message);
-        }
-      }
-
-      @Override
-      public void subscribed(String c, long count) {
-        // Lettuce subscribes again on its own after a reconnect; messages sent meanwhile are lost.
-        if (ch.equals(c) && !subscribedOnce.compareAndSet(false, true)) {
-          reconnected();
-        }
-      }
-    });
     return translate(p.async().subscribe(ch).toCompletableFuture());
   }
 

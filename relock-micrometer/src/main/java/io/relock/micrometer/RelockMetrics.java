@@ -50,7 +50,7 @@ import java.util.regex.Pattern;
  *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td></td><td>leases the watchdog
  *       renewed</td></tr>
  *   <tr><td>{@value #RENEWAL_FAILURES}</td><td>counter</td><td></td><td>leases whose renewal call
- *       failed (tried again at the next tick)</td></tr>
+ *       failed; a lease tried again after a failure is counted at each try</td></tr>
  *   <tr><td>{@value #REDIS_CALLS}</td><td>timer</td><td>{@code script}, {@code outcome}</td>
  *       <td>each Redis round trip: the script ({@code acquire.lua}, {@code renew.lua}, ...) and
  *       {@code outcome=success} or {@code error}</td></tr>
