@@ -402,18 +402,19 @@ final class LockState {
     RelockException closed = engine.closedError(keys.name());
     long now = System.nanoTime();
     for (Acquisition a : new ArrayList<>(unsettled)) {
-      longestLeaseMillis.accumulate(a.leaseMillis); // what a grant it withdraws could last
+      // What a grant it withdraws could last, taken by a call it sends now at the latest.
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(engine.extendedByCallTo(now, a.leaseMillis) - now));
       pending.add(a.withdraw(closed));
     }
     for (HeldLease h : new ArrayList<>(holds.values())) {
-      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(h.validUntilNanos() + h.driftNanos - now));
       CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
       h.threadHolds = 0;
       finish(h, done);
       pending.add(done);
     }
     for (Release r : releases) {
-      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(r.hold.validUntilNanos() + r.hold.driftNanos - now));
+      // Read once each hold is closed: nothing sent to extend it after that (see WatchdogRenewer#renew).
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(r.hold.heldInRedisAtMostUntil() - now));
       pending.add(r.finished());
     }
     return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).handle((v, e) -> null);
