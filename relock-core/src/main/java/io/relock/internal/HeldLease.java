@@ -66,6 +66,12 @@ final class HeldLease implements LockLease {
   private volatile long extendedToNanos;
   private static final java.util.concurrent.atomic.AtomicLongFieldUpdater<HeldLease> EXTENDED_TO =
       java.util.concurrent.atomic.AtomicLongFieldUpdater.newUpdater(HeldLease.class, "extendedToNanos");
+  /**
+   * The release of every hold of this one, once it has begun (see LockState#finish): a release of
+   * one of several holds sent before it may reach Redis after it. Written and read by the state's
+   * mailbox only.
+   */
+  Release endingRelease;
   private volatile String lostReason;
   private final AtomicBoolean lostReported = new AtomicBoolean();
   final AtomicBoolean closed = new AtomicBoolean();

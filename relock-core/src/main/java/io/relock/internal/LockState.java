@@ -228,6 +228,12 @@ final class LockState {
   /** {@code unlock()} by thread {@code threadId}; see {@link LockEngine#unlock}. */
   void unlock(long threadId, CompletableFuture<Release.Outcome> done) {
     HeldLease h = threadHolds.get(threadId);
+    if (h == null && engine.isClosed()) {
+      // The thread held it when it called (see LockEngine#unlock); close() released it since.
+      done.completeExceptionally(new RelockException("client is closed; it released lock '" + keys.name()
+          + "' when it closed"));
+      return;
+    }
     if (h == null) {
       done.completeExceptionally(new IllegalMonitorStateException(
           "the current thread does not hold lock '" + keys.name() + "'"));
@@ -283,6 +289,7 @@ final class LockState {
       passes++;
     }
     Release r = new Release(this, h, true, successor, ahead, follower != null, answered);
+    h.endingRelease = r;
     if (follower != null) {
       follower.promised();
     }

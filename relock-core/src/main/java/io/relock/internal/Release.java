@@ -140,6 +140,15 @@ final class Release {
     String lost = null;
     if (code <= 0) {
       lost = (code == 0 ? "the lock is held by another owner" : "the lock had expired") + deadlineNote();
+      Release ending = hold.endingRelease;
+      if (!all && ending != null) {
+        // The release of every hold (close() of the client) began after this one and may have
+        // reached Redis first: then it freed the lock. Lost only if that release found it lost.
+        ending.caller.whenComplete((o, e) -> state.post(() -> caller.complete(
+            new Outcome(hold, o == null ? null : o.lostReason()))));
+        done();
+        return;
+      }
       if (!all) {
         hold.lost(lost);
       }
