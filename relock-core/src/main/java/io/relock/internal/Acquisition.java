@@ -137,6 +137,12 @@ final class Acquisition {
    * hold that follows counts only a claim time. Handed to the hold (see LockEngine#acquired).
    */
   private long extendedTo;
+  /**
+   * A notice of a forced unlock named this owner before it held the lock here: the lock may have
+   * been granted to it in Redis, and freed, while the reply or the pass that tells it was on its
+   * way. The hold, once it has one, is checked at once (see LockEngine#checkHold).
+   */
+  private boolean toldOfForcedUnlock;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
       long leaseMillis, boolean renewed, JointAttempt joint, Observers.Wait watched) {
@@ -593,6 +599,11 @@ final class Acquisition {
     return extendedTo;
   }
 
+  /** See {@link #toldOfForcedUnlock}. */
+  void heardForcedUnlock() {
+    toldOfForcedUnlock = true;
+  }
+
   private void busy(String mode, long sent, long pttlMillis) {
     if ("try".equals(mode)) {
       fail(timeout());
@@ -677,6 +688,9 @@ final class Acquisition {
     }
     state.held(this, held);
     state.leaveQueue(this);
+    if (toldOfForcedUnlock) {
+      engine.checkHold(held); // the notice came before the hold: read who holds the lock now
+    }
     result.complete(held);
   }
 

@@ -930,14 +930,33 @@ public final class LockEngine {
     if (HeldLease.NOTICES.getAndIncrement(h) > 0) {
       return; // the read under way reads again when it ends
     }
+    readHolder(h, 0);
+  }
+
+  /**
+   * The read of {@link #checkHold}. One that fails is tried again (25 ms later, backing off to a
+   * second) while it may pass and the hold is open and within its lease: the notice is the only
+   * news of a forced unlock before the hold's next renewal, or, for a fixed lease, its end.
+   */
+  private void readHolder(HeldLease h, int failures) {
     scripts.run(Scripts.INSPECT, h.state.scriptKeys, List.of(), h.lockName()).whenComplete((reply, error) -> {
-      boolean again = HeldLease.NOTICES.getAndSet(h, 0) > 1;
-      if (error != null) {
-        log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
-      } else if (!h.owner.equals(reply.get(0))) {
+      if (error == null && !h.owner.equals(reply.get(0))) {
         h.lost("another client freed the lock (a forced unlock), or its lease ran out");
         return;
       }
+      if (error != null) {
+        log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
+        if (ScriptRunner.isTransient(error) && !h.closed.get() && h.lostReason() == null
+            && System.nanoTime() - h.validUntilNanos() < 0
+            && schedule(Retry.backoffNanos(failures), () -> {
+              // Notices that came meanwhile are answered by this read, which begins after them.
+              HeldLease.NOTICES.set(h, 1);
+              readHolder(h, failures + 1);
+            }) != null) {
+          return;
+        }
+      }
+      boolean again = HeldLease.NOTICES.getAndSet(h, 0) > 1;
       if (again) {
         checkHold(h);
       }

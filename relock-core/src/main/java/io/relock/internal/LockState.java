@@ -198,11 +198,20 @@ final class LockState {
     return false;
   }
 
-  /** Another client freed the lock {@code owner} holds (force_unlock.lua): check the hold now. */
+  /**
+   * Another client freed the lock {@code owner} holds (force_unlock.lua): check the hold now. An
+   * owner not holding it here yet may hold it in Redis (granted by a call, or passed by a release
+   * of this client, whose answer is on its way): its hold is checked once it has one.
+   */
   void lostNotice(String owner) {
     HeldLease h = holds.get(owner);
     if (h != null) {
       engine.checkHold(h);
+      return;
+    }
+    Acquisition a = byOwner.get(owner);
+    if (a != null) {
+      a.heardForcedUnlock();
     }
   }
 
