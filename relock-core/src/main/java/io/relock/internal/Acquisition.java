@@ -131,6 +131,18 @@ final class Acquisition {
    * follower can hand nothing (release.lua hands over only the caller's own hold).
    */
   private CompletableFuture<Void> releaseInDoubt;
+  /**
+   * The latest Redis may hold the lock for this owner by a call whose outcome is unknown (its
+   * reply was lost): such a call may have taken or renewed it for a whole lease, even where the
+   * hold that follows counts only a claim time. Handed to the hold (see LockEngine#acquired).
+   */
+  private long extendedTo;
+  /**
+   * A notice of a forced unlock named this owner before it held the lock here: the lock may have
+   * been granted to it in Redis, and freed, while the reply or the pass that tells it was on its
+   * way. The hold, once it has one, is checked at once (see LockEngine#checkHold).
+   */
+  private boolean toldOfForcedUnlock;
 
   Acquisition(LockEngine engine, LockState state, String owner, long threadId, String companion, Duration wait,
       long leaseMillis, boolean renewed, JointAttempt joint, Observers.Wait watched) {
@@ -145,6 +157,7 @@ final class Acquisition {
     this.leaseMillis = leaseMillis;
     this.renewed = renewed;
     this.startNanos = System.nanoTime();
+    this.extendedTo = startNanos;
     this.deadlineNanos = wait == null ? 0 : startNanos + saturatedNanos(wait);
     this.timer = new Retry(engine, state);
   }
@@ -366,6 +379,10 @@ final class Acquisition {
       grantNoEarlierThan = sent;
     }
     String runAs = reentering != null ? reentering.owner : owner;
+    if (reentering != null) {
+      // A re-entry extends the hold in Redis to its lease from when it runs, whatever its reply.
+      reentering.mayBeExtendedTo(engine.extendedByCallTo(sent, leaseMillis));
+    }
     if (trace.isTraceEnabled()) {
       trace.trace("{} send {} phase {}", runAs, mode, phase);
     }
@@ -428,6 +445,9 @@ final class Acquisition {
     if (trace.isTraceEnabled()) {
       trace.trace("{} reply {} to {} phase {} sent {} us ago: {}", owner, error == null ? reply : error, mode, phase,
           (System.nanoTime() - sent) / 1000, error == null ? "" : error.getClass().getSimpleName());
+    }
+    if (error != null && reentering == null && !"abandon".equals(mode) && ScriptRunner.mayHaveRun(error)) {
+      extendedByUnknown(sent);
     }
     if (error == null) {
       timer.succeeded();
@@ -538,6 +558,9 @@ final class Acquisition {
 
   private void onConfirmed(long sent, long token, long serial, Boolean held, Throwable error) {
     inFlight = false;
+    if (error != null && ScriptRunner.mayHaveRun(error)) {
+      extendedByUnknown(sent);
+    }
     switch (phase) {
       case ACTIVE -> {
         if (error != null) {
@@ -558,6 +581,27 @@ final class Acquisition {
         // SETTLED: nothing left to do.
       }
     }
+  }
+
+  /** A call sent at {@code sent} may have taken or renewed the lock for a whole lease: see {@link #extendedTo}. */
+  private void extendedByUnknown(long sent) {
+    long until = engine.extendedByCallTo(sent, leaseMillis);
+    if (until - extendedTo > 0) {
+      extendedTo = until;
+    }
+    if (held != null) {
+      held.mayBeExtendedTo(until);
+    }
+  }
+
+  /** See {@link #extendedTo}. */
+  long extendedTo() {
+    return extendedTo;
+  }
+
+  /** See {@link #toldOfForcedUnlock}. */
+  void heardForcedUnlock() {
+    toldOfForcedUnlock = true;
   }
 
   private void busy(String mode, long sent, long pttlMillis) {
@@ -644,6 +688,9 @@ final class Acquisition {
     }
     state.held(this, held);
     state.leaveQueue(this);
+    if (toldOfForcedUnlock) {
+      engine.checkHold(held); // the notice came before the hold: read who holds the lock now
+    }
     result.complete(held);
   }
 

@@ -57,6 +57,21 @@ final class HeldLease implements LockLease {
   volatile int threadHolds = 1;
 
   private volatile long validUntilNanos;
+  /**
+   * The latest Redis may hold this lease until, as the calls sent to extend it tell (see {@link
+   * #mayBeExtendedTo}): a call's extension counts from when it runs, which the client learns only
+   * from its reply, so a call whose reply is still on its way (or never came) may have moved Redis's
+   * expiry far past {@link #validUntilNanos}. A release must keep trying until then.
+   */
+  private volatile long extendedToNanos;
+  private static final java.util.concurrent.atomic.AtomicLongFieldUpdater<HeldLease> EXTENDED_TO =
+      java.util.concurrent.atomic.AtomicLongFieldUpdater.newUpdater(HeldLease.class, "extendedToNanos");
+  /**
+   * The release of every hold of this one, once it has begun (see LockState#finish): a release of
+   * one of several holds sent before it may reach Redis after it. Written and read by the state's
+   * mailbox only.
+   */
+  Release endingRelease;
   private volatile String lostReason;
   private final AtomicBoolean lostReported = new AtomicBoolean();
   final AtomicBoolean closed = new AtomicBoolean();
@@ -99,6 +114,7 @@ final class HeldLease implements LockLease {
     this.renewed = renewed;
     this.threadId = threadId;
     this.validUntilNanos = validUntilNanos;
+    this.extendedToNanos = validUntilNanos + driftNanos;
   }
 
   @Override
@@ -165,6 +181,25 @@ final class HeldLease implements LockLease {
     if (untilNanos - validUntilNanos > 0) {
       validUntilNanos = untilNanos;
     }
+  }
+
+  /**
+   * A call that may extend this hold in Redis (a renewal, a hand-over's confirmation, a re-entry)
+   * is about to be sent, or an acquisition's call whose outcome is unknown was: Redis may hold the
+   * lock until {@code untilNanos} (see {@link LockEngine#extendedByCallTo}). Never moves earlier.
+   */
+  void mayBeExtendedTo(long untilNanos) {
+    EXTENDED_TO.accumulateAndGet(this, untilNanos, (was, now) -> now - was > 0 ? now : was);
+  }
+
+  /**
+   * The latest Redis may still hold this lease: its local deadline plus the drift allowance, or
+   * later if a call sent to extend it may have run there (see {@link #mayBeExtendedTo}).
+   */
+  long heldInRedisAtMostUntil() {
+    long local = validUntilNanos + driftNanos;
+    long extended = extendedToNanos;
+    return extended - local > 0 ? extended : local;
   }
 
   String lostReason() {

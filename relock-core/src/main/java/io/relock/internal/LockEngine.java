@@ -113,8 +113,9 @@ public final class LockEngine {
     this.events = Executors.newSingleThreadExecutor(daemon("relock-events-" + tag));
     this.sharded = driver.hasShardedPubSub();
     this.grantChannel = sharded ? SHARDED_CHANNEL : channel;
-    this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(), this::scheduleExpiryCheck,
-        driver.isClustered(), listeners, driver::refreshTopology);
+    this.watchdog = new WatchdogRenewer(scripts, scheduler, settings.defaultLease().toMillis(),
+        extendedByCallTo(0, settings.defaultLease().toMillis()), this::scheduleExpiryCheck, driver.isClustered(),
+        listeners, driver::refreshTopology);
     this.inspector = new LockInspector(driver, scripts, settings);
   }
 
@@ -540,6 +541,17 @@ public final class LockEngine {
         .thenApply(reply -> ScriptCalls.Renewed.of(reply).held()[0]);
   }
 
+  /**
+   * The latest Redis may hold a lock that a call sent at {@code sentNanos} gives or extends for
+   * {@code leaseMillis}, if the client cannot tell when (or whether) it ran: its reply is on its
+   * way, or was lost. The call reaches Redis within twice the command timeout (one send, and one
+   * more after NOSCRIPT), and its lease then runs by Redis's clock: plus the drift allowance.
+   */
+  long extendedByCallTo(long sentNanos, long leaseMillis) {
+    return sentNanos + 2 * settings.commandTimeout().toNanos() + TimeUnit.MILLISECONDS.toNanos(leaseMillis)
+        + settings.driftNanosForMillis(leaseMillis);
+  }
+
   /** Where {@link #runAcquire} puts the replicas' acknowledgements in a reply. */
   static final int ACKS_INDEX = 4;
 
@@ -607,6 +619,13 @@ public final class LockEngine {
     boolean claimed = handedOff && a.leaseMillis > claimMillis();
     HeldLease h = new HeldLease(a.state, a.owner, token, serial, TimeUnit.MILLISECONDS.toNanos(a.leaseMillis), drift, a.renewed, a.threadId,
         grantEndsNanos(a.leaseMillis, validFromNanos, handedOff));
+    // Redis began this hold no later than now, for the claim time or the lease; and a call of the
+    // acquisition whose reply was lost may have taken or renewed it for a whole lease (a 'try'
+    // whose reply was lost is answered "held" when sent again, and then counts a claim time only).
+    long firstMillis = claimed ? claimMillis() : a.leaseMillis;
+    h.mayBeExtendedTo(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(firstMillis)
+        + settings.driftNanosForMillis(firstMillis));
+    h.mayBeExtendedTo(a.extendedTo());
     if (h.renewed) {
       watchdog.add(h);
     }
@@ -627,11 +646,14 @@ public final class LockEngine {
    * unreachable: tried again until the claim would run out.
    */
   private void confirmHandoff(HeldLease h, long grantedNanos, int attempt) {
+    long sent = System.nanoTime();
+    long leaseMillis = TimeUnit.NANOSECONDS.toMillis(h.leaseNanos);
+    // Before the closed check, which a release makes after closing the hold and before reading
+    // this: either the release counts this call, or this call is not sent.
+    h.mayBeExtendedTo(extendedByCallTo(sent, leaseMillis));
     if (h.closed.get() || h.lostReason() != null) {
       return;
     }
-    long sent = System.nanoTime();
-    long leaseMillis = TimeUnit.NANOSECONDS.toMillis(h.leaseNanos);
     long px = h.renewed ? leaseMillis : Math.max(1, leaseMillis - TimeUnit.NANOSECONDS.toMillis(sent - grantedNanos));
     renewHold(h.state, h.owner, px).whenComplete((held, error) -> {
       if (error != null) {
@@ -908,14 +930,33 @@ public final class LockEngine {
     if (HeldLease.NOTICES.getAndIncrement(h) > 0) {
       return; // the read under way reads again when it ends
     }
+    readHolder(h, 0);
+  }
+
+  /**
+   * The read of {@link #checkHold}. One that fails is tried again (25 ms later, backing off to a
+   * second) while it may pass and the hold is open and within its lease: the notice is the only
+   * news of a forced unlock before the hold's next renewal, or, for a fixed lease, its end.
+   */
+  private void readHolder(HeldLease h, int failures) {
     scripts.run(Scripts.INSPECT, h.state.scriptKeys, List.of(), h.lockName()).whenComplete((reply, error) -> {
-      boolean again = HeldLease.NOTICES.getAndSet(h, 0) > 1;
-      if (error != null) {
-        log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
-      } else if (!h.owner.equals(reply.get(0))) {
+      if (error == null && !h.owner.equals(reply.get(0))) {
         h.lost("another client freed the lock (a forced unlock), or its lease ran out");
         return;
       }
+      if (error != null) {
+        log.debug("could not check lock '{}' after a notice that it was freed: {}", h.lockName(), error.getMessage());
+        if (ScriptRunner.isTransient(error) && !h.closed.get() && h.lostReason() == null
+            && System.nanoTime() - h.validUntilNanos() < 0
+            && schedule(Retry.backoffNanos(failures), () -> {
+              // Notices that came meanwhile are answered by this read, which begins after them.
+              HeldLease.NOTICES.set(h, 1);
+              readHolder(h, failures + 1);
+            }) != null) {
+          return;
+        }
+      }
+      boolean again = HeldLease.NOTICES.getAndSet(h, 0) > 1;
       if (again) {
         checkHold(h);
       }

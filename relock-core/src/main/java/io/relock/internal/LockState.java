@@ -198,11 +198,20 @@ final class LockState {
     return false;
   }
 
-  /** Another client freed the lock {@code owner} holds (force_unlock.lua): check the hold now. */
+  /**
+   * Another client freed the lock {@code owner} holds (force_unlock.lua): check the hold now. An
+   * owner not holding it here yet may hold it in Redis (granted by a call, or passed by a release
+   * of this client, whose answer is on its way): its hold is checked once it has one.
+   */
   void lostNotice(String owner) {
     HeldLease h = holds.get(owner);
     if (h != null) {
       engine.checkHold(h);
+      return;
+    }
+    Acquisition a = byOwner.get(owner);
+    if (a != null) {
+      a.heardForcedUnlock();
     }
   }
 
@@ -228,6 +237,12 @@ final class LockState {
   /** {@code unlock()} by thread {@code threadId}; see {@link LockEngine#unlock}. */
   void unlock(long threadId, CompletableFuture<Release.Outcome> done) {
     HeldLease h = threadHolds.get(threadId);
+    if (h == null && engine.isClosed()) {
+      // The thread held it when it called (see LockEngine#unlock); close() released it since.
+      done.completeExceptionally(new RelockException("client is closed; it released lock '" + keys.name()
+          + "' when it closed"));
+      return;
+    }
     if (h == null) {
       done.completeExceptionally(new IllegalMonitorStateException(
           "the current thread does not hold lock '" + keys.name() + "'"));
@@ -283,6 +298,7 @@ final class LockState {
       passes++;
     }
     Release r = new Release(this, h, true, successor, ahead, follower != null, answered);
+    h.endingRelease = r;
     if (follower != null) {
       follower.promised();
     }
@@ -402,18 +418,19 @@ final class LockState {
     RelockException closed = engine.closedError(keys.name());
     long now = System.nanoTime();
     for (Acquisition a : new ArrayList<>(unsettled)) {
-      longestLeaseMillis.accumulate(a.leaseMillis); // what a grant it withdraws could last
+      // What a grant it withdraws could last, taken by a call it sends now at the latest.
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(engine.extendedByCallTo(now, a.leaseMillis) - now));
       pending.add(a.withdraw(closed));
     }
     for (HeldLease h : new ArrayList<>(holds.values())) {
-      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(h.validUntilNanos() + h.driftNanos - now));
       CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
       h.threadHolds = 0;
       finish(h, done);
       pending.add(done);
     }
     for (Release r : releases) {
-      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(r.hold.validUntilNanos() + r.hold.driftNanos - now));
+      // Read once each hold is closed: nothing sent to extend it after that (see WatchdogRenewer#renew).
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(r.hold.heldInRedisAtMostUntil() - now));
       pending.add(r.finished());
     }
     return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).handle((v, e) -> null);

@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Redis unreachable: the release is tried again (at once when the connection comes back, else
  * after a backoff) until the command timeout has passed since it began; the caller is then told
  * with a {@link RelockException}, and a full release goes on trying in the background until the
- * lock would have expired in Redis anyway, so that a brief outage does not keep others waiting for
- * a whole lease. A retry never names a successor: the lock may already have been passed on by
- * the attempt whose reply was lost.
+ * lock would have expired in Redis anyway ({@link HeldLease#heldInRedisAtMostUntil}: a renewal
+ * whose reply never came may have extended it for a whole lease), so that a brief outage does not
+ * keep others waiting for a whole lease. A retry never names a successor: the lock may already
+ * have been passed on by the attempt whose reply was lost.
  */
 final class Release {
   private static final org.slf4j.Logger trace = org.slf4j.LoggerFactory.getLogger("io.relock.trace");
@@ -38,7 +39,6 @@ final class Release {
   private final CompletableFuture<Outcome> caller;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final long callerDeadline;
-  private final long giveUpAt;
   private final Retry retry;
   /** Send time of the first attempt, and whether some attempt's outcome is unknown. */
   private long firstSent;
@@ -56,10 +56,18 @@ final class Release {
     this.caller = caller;
     long now = System.nanoTime();
     this.callerDeadline = now + engine.settings().commandTimeout().toNanos();
-    // Past the hold's local deadline plus the drift allowance, Redis has let the lock go by itself.
-    long expiry = hold.validUntilNanos() + hold.driftNanos;
-    this.giveUpAt = all && expiry - callerDeadline > 0 ? expiry : callerDeadline;
     this.retry = new Retry(engine, state);
+  }
+
+  /**
+   * When a failed attempt is no longer tried again: a full release tries until Redis has let the
+   * lock go by itself, however late a call that may have extended it there was sent. Read at each
+   * failure, not when the release began: a renewal sent just before the hold closed may be counted
+   * only after (see WatchdogRenewer#renew).
+   */
+  private long giveUpAt() {
+    long expiry = hold.heldInRedisAtMostUntil();
+    return all && expiry - callerDeadline > 0 ? expiry : callerDeadline;
   }
 
   /** Completes when this release is over in every way, background retries included. */
@@ -132,6 +140,15 @@ final class Release {
     String lost = null;
     if (code <= 0) {
       lost = (code == 0 ? "the lock is held by another owner" : "the lock had expired") + deadlineNote();
+      Release ending = hold.endingRelease;
+      if (!all && ending != null) {
+        // The release of every hold (close() of the client) began after this one and may have
+        // reached Redis first: then it freed the lock. Lost only if that release found it lost.
+        ending.caller.whenComplete((o, e) -> state.post(() -> caller.complete(
+            new Outcome(hold, o == null ? null : o.lostReason()))));
+        done();
+        return;
+      }
       if (!all) {
         hold.lost(lost);
       }
@@ -170,6 +187,7 @@ final class Release {
         caller.completeExceptionally(e);
       }
     }
+    long giveUpAt = giveUpAt();
     if (transientFailure && now - giveUpAt < 0 && !engine.isTerminated()) {
       long delay = Math.min(retry.nextBackoffNanos(), Math.max(0, (caller.isDone() ? giveUpAt : callerDeadline) - now));
       retry.after(delay, this::send);

@@ -79,6 +79,8 @@ final class WatchdogRenewer {
   private final ScriptRunner scripts;
   private final ScheduledExecutorService scheduler;
   private final long leaseMillis;
+  /** How long after a renewal is sent Redis may hold its leases, at most (see LockEngine#extendedByCallTo). */
+  private final long extendsForNanos;
   private final long tickNanos;
   private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
   private final Consumer<HeldLease> armExpiryCheck;
@@ -96,13 +98,15 @@ final class WatchdogRenewer {
   private ScheduledFuture<?> task;
 
   /**
+   * @param extendsForNanos how long after a renewal is sent Redis may hold its leases, at most
    * @param armExpiryCheck arms an exact check at a lease's deadline; called for leases whose
    *     deadline falls before the next tick, so that a stalled renewal is reported on time
    * @param perSlot whether batches must keep to one Redis Cluster slot each
    * @param refreshTopology asks the driver to read the topology again, before a retry
    */
-  WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis,
+  WatchdogRenewer(ScriptRunner scripts, ScheduledExecutorService scheduler, long leaseMillis, long extendsForNanos,
       Consumer<HeldLease> armExpiryCheck, boolean perSlot, Listeners listeners, Runnable refreshTopology) {
+    this.extendsForNanos = extendsForNanos;
     this.scripts = scripts;
     this.listeners = listeners;
     this.perSlot = perSlot;
@@ -391,14 +395,27 @@ final class WatchdogRenewer {
    *     failure, the next ones are logged at debug level only
    */
   private CompletableFuture<Integer> renew(List<HeldLease> batch, int failures) {
+    long sent = System.nanoTime();
+    List<HeldLease> sending = new ArrayList<>(batch.size());
     List<String> holds = new ArrayList<>(batch.size());
     List<String> owners = new ArrayList<>(batch.size());
     for (HeldLease lease : batch) {
-      holds.add(lease.holdKey);
-      owners.add(lease.owner);
+      // Before the closed check, which a release makes after closing the lease and before reading
+      // this: either the release keeps trying for as long as this renewal may hold the lock, or
+      // the lease (closed while this tick went through its batches) is not renewed.
+      lease.mayBeExtendedTo(sent + extendsForNanos);
+      if (!lease.closed.get()) {
+        sending.add(lease);
+        holds.add(lease.holdKey);
+        owners.add(lease.owner);
+      } else {
+        release(lease);
+      }
     }
-    long sent = System.nanoTime();
-    String what = batch.size() == 1 ? batch.get(0).lockName() : batch.size() + " locks";
+    if (sending.isEmpty()) {
+      return CompletableFuture.completedFuture(batch.size());
+    }
+    String what = sending.size() == 1 ? sending.get(0).lockName() : sending.size() + " locks";
     return scripts.run(Scripts.RENEW, holds,
         ScriptCalls.renewArgs(leaseMillis, BUDGET_MICROS, owners), what).handle((reply, error) -> {
           if (error != null) {
@@ -408,15 +425,15 @@ final class WatchdogRenewer {
             } else {
               log.debug("watchdog could not renew {} ({} tries): {}", what, failures + 1, error.getMessage());
             }
-            batch.forEach(lease -> lease.renewalFailed = true);
-            listeners.emit(l -> l.renewalFailed(batch.size(), error));
+            sending.forEach(lease -> lease.renewalFailed = true);
+            listeners.emit(l -> l.renewalFailed(sending.size(), error));
             throw error instanceof CompletionException c ? c : new CompletionException(error);
           }
           ScriptCalls.Renewed renewed = ScriptCalls.Renewed.of(reply);
           boolean[] held = renewed.held();
           int count = 0;
           for (int i = 0; i < held.length; i++) {
-            HeldLease lease = batch.get(i);
+            HeldLease lease = sending.get(i);
             if (held[i]) {
               lease.renewed(sent);
               lease.renewalFailed = false;
@@ -430,7 +447,8 @@ final class WatchdogRenewer {
           paced(held.length, renewed.elapsedMicros());
           int n = count;
           listeners.emit(l -> l.renewed(n));
-          return held.length;
+          // How far into the batch the budget let Redis look: up to the first lease it did not.
+          return held.length < sending.size() ? batch.indexOf(sending.get(held.length)) : batch.size();
         });
   }
 

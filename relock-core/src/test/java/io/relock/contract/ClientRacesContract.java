@@ -324,6 +324,94 @@ public abstract class ClientRacesContract extends RelockContract {
     }
   }
 
+  /**
+   * A thread holding a lock twice drops one hold ({@code unlock()}) while {@code close()} releases
+   * the whole hold, and close()'s release reaches Redis first (on a driver of several connections,
+   * or when the thread's call is sent again): the thread's call then finds the lock gone. That is
+   * close()'s doing, not a loss: nobody may hear of one. Replayed with a network that holds the
+   * thread's call back until close()'s release has run.
+   */
+  @Test
+  void unlockOfOneOfTwoHolds_reachingRedisAfterClosesRelease_reportsNothingLost() throws Exception {
+    String name = "unlock-behind-close";
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock relock = clientOver(network, b -> b.defaultLease(LONG_LEASE));
+    List<String> heardLost = new CopyOnWriteArrayList<>();
+    relock.addListener(new io.relock.RelockListener() {
+      @Override
+      public void leaseLost(String lockName, String reason) {
+        heardLost.add(reason);
+      }
+    });
+    SteeredNetwork.Held partial = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.RELEASE)
+        && c.on(lockKey(name)) && "0".equals(c.args().get(1)));
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread holder = new Thread(() -> {
+      DistributedLock lock = relock.lock(name);
+      lock.lock();
+      lock.lock();
+      try {
+        lock.unlock();
+        outcome.set("unlocked");
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    }, "holder");
+    holder.start();
+    await("the thread's unlock() of one of its two holds is on its way", partial::came);
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(relock::close);
+    await("close() released the lock in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
+    partial.deliver();
+    holder.join(PATIENCE.toMillis());
+    closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(outcome.get()).isEqualTo("unlocked");
+    assertThat(heardLost).as("losses heard").isEmpty();
+  }
+
+  /**
+   * The same race, with close() first in the client: the thread's {@code unlock()} found its hold
+   * and asked, and close() released the hold before the thread's request was handled. The thread
+   * is told the client closed and released the lock, as a later {@code unlock()} is; not that it
+   * never held it. Replayed with a listener that close() calls as it releases the hold, before the
+   * hold is gone from the client, and that waits there for the thread's request.
+   */
+  @Test
+  void unlock_handledAfterCloseReleasedTheHold_saysTheClientClosed() throws Exception {
+    String name = "unlock-after-close";
+    Relock relock = client(b -> b.defaultLease(LONG_LEASE));
+    java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch unlock = new java.util.concurrent.CountDownLatch(1);
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread holder = new Thread(() -> {
+      DistributedLock lock = relock.lock(name);
+      lock.lock();
+      locked.countDown();
+      try {
+        unlock.await();
+        lock.unlock();
+        outcome.set("unlocked");
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    }, "holder");
+    holder.start();
+    assertThat(locked.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    relock.addListener(new io.relock.RelockListener() {
+      @Override
+      public void released(String lockName, Duration held) {
+        unlock.countDown();
+        // Timed: waiting for its request's answer, not (untimed) for the latch.
+        await("the thread's unlock() waits for its request to be handled", () -> outcome.get() != null
+            || holder.getState() == Thread.State.TIMED_WAITING);
+      }
+    });
+    relock.close();
+    holder.join(PATIENCE.toMillis());
+    assertThat(outcome.get()).isInstanceOf(RelockException.class).isNotInstanceOf(IllegalMonitorStateException.class);
+    assertThat((Throwable) outcome.get()).hasMessageContaining("client is closed; it released lock '" + name + "'");
+    awaitNothingLeftOf(name);
+  }
+
   @Test
   void closingTheClient_withAZeroWaitAttemptInRedis_leavesNothingBehind() throws Exception {
     Relock relock = slowRedisClient(COMMAND_TIMEOUT);

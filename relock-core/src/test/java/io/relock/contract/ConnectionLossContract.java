@@ -121,6 +121,44 @@ public abstract class ConnectionLossContract extends RelockContract {
     }
   }
 
+  /**
+   * A hold handed over by another client first lasts its claim time; its confirmation extends it in
+   * Redis to the whole lease. Here the network goes down once the confirmation has run, before its
+   * reply arrives, and the client is closed: the client's own deadline for the hold is still the
+   * claim's end, but Redis holds the lock for the lease. The release must go on trying until then,
+   * not give up at the claim's end and leave the lock held for a client that is gone.
+   */
+  @Test
+  void clientClosedAfterAHandOversConfirmationRanButBeforeItsReply_releasesTheLockOnceRedisIsBack()
+      throws Exception {
+    String name = "confirmed-then-cut";
+    Duration recheck = Duration.ofSeconds(3); // a claim of 6 s, confirmed 2 s in
+    Duration claim = recheck.multipliedBy(2);
+    Duration commandTimeout = Duration.ofMillis(500);
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock waiter = clientOver(network, b -> b.recheckInterval(recheck).defaultLease(Duration.ofMinutes(1))
+        .commandTimeout(commandTimeout));
+    // The only renewal of the lock before the watchdog's first tick (20 s on) is the confirmation.
+    SteeredNetwork.Held confirmation = network.outageAfter(c -> c.runs(io.relock.internal.Scripts.RENEW)
+        && c.on(lockKey(name)));
+    LockLease held = client().lock(name).acquire(Duration.ZERO);
+    CompletableFuture<LockLease> next = waiter.lock(name).acquireAsync(PATIENCE);
+    await("the waiter is queued", () -> redis("ZCARD", lockKey(name) + ":q").equals(1L));
+    held.close(); // hands the lock over for the claim time
+    next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    long handedOver = System.nanoTime();
+    await("the hand-over's confirmation ran in Redis", confirmation::ranInRedis);
+    assertThat(network.isDown()).isTrue();
+    assertThat((Long) redis("PTTL", lockKey(name))).as("extended to the lease").isGreaterThan(claim.toMillis());
+
+    waiter.close(); // returns within its bound, the network still down
+    long claimOver = handedOver + claim.plusSeconds(1).toNanos();
+    await("the claim has run out, with a second to spare", () -> System.nanoTime() - claimOver > 0);
+    assertThat(holderInRedis(name)).as("nothing reached Redis while the network was down").isNotNull();
+    network.endOutage();
+    awaitNothingLeftOf(name);
+  }
+
   /** A lease known to be lost says so at close(), even if Redis cannot be reached to release it. */
   @Test
   void leaseKnownLost_closedWhileRedisIsUnreachable_throwsLockLost() throws Exception {

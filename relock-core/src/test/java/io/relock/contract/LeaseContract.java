@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.relock.LockLease;
 import io.relock.LockLostException;
 import io.relock.Relock;
+import io.relock.internal.Scripts;
 import io.relock.internal.TestAccess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -93,6 +95,84 @@ public abstract class LeaseContract extends RelockContract {
     assertThat(lost.get()).isEqualTo(1);
     assertThat((Long) redis("PTTL", lockKey("late-notice"))).as("the check changed no expiry").isBetween(1L, 300_000L);
     second.close();
+  }
+
+  /**
+   * A forced unlock that runs after an acquisition took the lock in Redis, but before its reply
+   * reached the client: the notice names an owner that holds nothing here yet. The hold it becomes
+   * must be checked, or its holder counts a fixed lease of minutes valid while others hold the lock.
+   */
+  @Test
+  void forceUnlock_whileTheAcquisitionsReplyIsOnItsWay_isReportedToTheHoldItBecomes() throws Exception {
+    String name = "forced-in-flight";
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock holder = clientOver(network, b -> b);
+    SteeredNetwork.Held reply = network.holdReply(c -> c.runs(Scripts.ACQUIRE) && c.on(lockKey(name)));
+    CompletableFuture<LockLease> acquiring = inThread(() -> holder.lock(name).acquire(Duration.ZERO,
+        ForcedUnlocks.LONG_LEASE));
+    await("the acquisition took the lock in Redis", reply::ranInRedis);
+    assertThat(holderInRedis(name)).startsWith(holder.clientId());
+    assertThat(client().lock(name).forceUnlock()).isTrue();
+    await("the holder's client has the notice", () -> network.heard("lost "));
+    reply.deliver();
+    LockLease lease = acquiring.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    AtomicInteger lost = new AtomicInteger();
+    lease.onLost(lost::incrementAndGet);
+    await("the holder is told", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+  }
+
+  /**
+   * The same for a hold passed within the client: a release hands the lock to the client's next
+   * waiter in Redis, a forced unlock frees it there before the release's reply arrives, and the
+   * next holder must be told.
+   */
+  @Test
+  void forceUnlock_whileAReleaseThatPassedTheLockWithinTheClientIsAnswered_isReportedToTheNextHolder()
+      throws Exception {
+    String name = "forced-while-passed";
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock holder = clientOver(network, b -> b);
+    LockLease first = holder.lock(name).acquire(Duration.ZERO, ForcedUnlocks.LONG_LEASE);
+    CompletableFuture<LockLease> next = inThread(() -> holder.lock(name).acquire(PATIENCE, ForcedUnlocks.LONG_LEASE));
+    await("the next waiter waits in the client", () -> TestAccess.localWaiters(holder, lockKey(name), PATIENCE) == 1);
+    SteeredNetwork.Held passing = network.holdReply(c -> c.runs(Scripts.RELEASE) && c.on(lockKey(name)));
+    CompletableFuture<LockLease> closing = inThread(() -> {
+      first.close();
+      return first;
+    });
+    await("the release passed the lock in Redis", passing::ranInRedis);
+    assertThat(holderInRedis(name)).as("passed to the next waiter").startsWith(holder.clientId());
+    assertThat(client().lock(name).forceUnlock()).isTrue();
+    await("the holder's client has the notice", () -> network.heard("lost "));
+    passing.deliver();
+    closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    LockLease second = next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    AtomicInteger lost = new AtomicInteger();
+    second.onLost(lost::incrementAndGet);
+    await("the next holder is told", () -> lost.get() == 1);
+    assertThat(second.isValid()).isFalse();
+  }
+
+  /** A notice whose read fails (Redis did not answer it) is read again, not dropped. */
+  @Test
+  void forceUnlock_whoseNoticesReadFails_isReadAgainAndReported() {
+    String name = "forced-read-failed";
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock holder = clientOver(network, b -> b);
+    LockLease lease = holder.lock(name).acquire(Duration.ZERO, ForcedUnlocks.LONG_LEASE);
+    AtomicInteger lost = new AtomicInteger();
+    lease.onLost(lost::incrementAndGet);
+    SteeredNetwork.Held read = network.failUnsent(c -> c.runs(Scripts.INSPECT) && c.on(lockKey(name)));
+    assertThat(client().lock(name).forceUnlock()).isTrue();
+    await("the notice's first read failed", read::came);
+    await("the holder is told", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+  }
+
+  /** Runs {@code call} on a thread of its own. */
+  private static <T> CompletableFuture<T> inThread(java.util.function.Supplier<T> call) {
+    return CompletableFuture.supplyAsync(call, r -> new Thread(r, "caller").start());
   }
 
   @Test

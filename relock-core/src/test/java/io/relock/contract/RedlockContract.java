@@ -128,6 +128,32 @@ public abstract class RedlockContract {
     }
   }
 
+  /**
+   * A forced unlock that runs after an acquisition took the lock on the masters, but before the
+   * merged reply reached the client: the masters' notices name an owner that holds nothing here
+   * yet, and the hold it becomes must be checked (see LeaseContract's single-Redis form).
+   */
+  @Test
+  void forceUnlock_whileTheAcquisitionsReplyIsOnItsWay_isReportedToTheHoldItBecomes() throws Exception {
+    String name = "forced-in-flight";
+    SteeredNetwork[] network = new SteeredNetwork[1];
+    Relock holder = io.relock.internal.TestAccess.redlockThrough(uris(), Duration.ofSeconds(1),
+        ForcedUnlocks.LONG_LEASE, redlock -> network[0] = new SteeredNetwork(redlock));
+    clients.add(holder);
+    SteeredNetwork.Held reply = network[0].holdReply(c -> c.runs(io.relock.internal.Scripts.ACQUIRE)
+        && c.on(lockKey(name)));
+    CompletableFuture<LockLease> acquiring = holder.lock(name).acquireAsync(Duration.ZERO);
+    await("the acquisition took the lock on the masters", reply::ranInRedis);
+    assertThat(client(b -> b).lock(name).forceUnlock()).isTrue();
+    await("the holder's client has a master's notice", () -> network[0].heard("lost "));
+    reply.deliver();
+    LockLease lease = acquiring.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+    lease.onLost(lost::incrementAndGet);
+    await("the holder is told", () -> lost.get() == 1);
+    assertThat(lease.isValid()).isFalse();
+  }
+
   @Test
   void aLockHeldOnAMajority_isRefusedToOthers_evenIfOneNodeIsFree() {
     Relock holder = client(b -> b);

@@ -93,6 +93,13 @@ public abstract class RelockContract {
     return c;
   }
 
+  /** A client over {@code driver} (a test's network around this module's driver), closed after the test. */
+  protected Relock clientOver(RedisDriver driver, UnaryOperator<Relock.Builder> custom) {
+    Relock c = custom.apply(Relock.builder().driver(driver)).build();
+    clients.add(c);
+    return c;
+  }
+
   protected Object redis(String... args) {
     return redis.execute(args);
   }

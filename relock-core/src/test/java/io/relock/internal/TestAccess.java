@@ -97,6 +97,26 @@ public final class TestAccess {
     }
   }
 
+  /**
+   * A Redlock client of masters {@code uris} whose engine reaches them through {@code network}: a
+   * wrapper of the Redlock driver the builder would have given it, so that a test steers whole
+   * Redlock calls (every master's answer, merged) as the engine sees them. The engine then cannot
+   * tell it runs on Redlock where it asks (multi-locks' joint attempts, shared kinds, inspection):
+   * for exclusive locks' acquire, release and notices only.
+   */
+  public static Relock redlockThrough(String[] uris, Duration commandTimeout, Duration defaultLease,
+      java.util.function.UnaryOperator<io.relock.spi.RedisDriver> network) throws ReflectiveOperationException {
+    RelockSettings.Mutable m = RelockSettings.defaults().toMutable();
+    m.commandTimeout = commandTimeout;
+    m.defaultLease = defaultLease;
+    RelockSettings settings = Topologies.redlockSettings(m.freeze());
+    io.relock.spi.RedisDriver redlock = Topologies.connectRedlock(Topologies.redlockNodes(uris), settings);
+    LockEngine engine = LockEngine.start(network.apply(redlock), settings, "redlock (steered)");
+    java.lang.reflect.Constructor<Relock> make = Relock.class.getDeclaredConstructor(LockEngine.class, String.class);
+    make.setAccessible(true);
+    return make.newInstance(engine, "redlock");
+  }
+
   private static LockEngine engine(Relock client) throws ReflectiveOperationException {
     Field engineField = Relock.class.getDeclaredField("engine");
     engineField.setAccessible(true);
