@@ -35,6 +35,21 @@ public abstract class LeaderContract extends RelockContract {
     return c;
   }
 
+  /**
+   * Has {@code c} note, when it hears onRevoked, who holds the election's lock in Redis then: a
+   * yield or close must revoke before it releases.
+   */
+  private AtomicReference<String> holderWhenRevoked(LeaderCandidate c) {
+    AtomicReference<String> holder = new AtomicReference<>("(not revoked)");
+    c.addListener(new LeaderListener() {
+      @Override
+      public void onRevoked(Leadership leadership) {
+        holder.set(String.valueOf(holderInRedis(ELECTION)));
+      }
+    });
+    return holder;
+  }
+
   private void awaitQueued(int waiters) {
     await(waiters + " candidate(s) queued in Redis", () -> redis("ZCARD", lockKey(ELECTION) + ":q").equals((long) waiters));
   }
@@ -80,30 +95,42 @@ public abstract class LeaderContract extends RelockContract {
 
   /**
    * Both leases last ten minutes, so neither a renewal nor an expiry can tell the old leader in
-   * time: only the forced unlock's notice can.
+   * time: only the forced unlock's notice can. Four rounds, the leadership going back and forth.
    */
   @Test
   void forcedUnlock_revokesTheLeaderAtOnce_andTheNextIsElectedWithAGreaterTerm() throws Exception {
-    LeaderRecorder first = new LeaderRecorder();
-    LeaderRecorder second = new LeaderRecorder();
-    LeaderCandidate a = candidate(client(b -> b.defaultLease(ForcedUnlocks.LONG_LEASE)), first);
-    Leadership old = a.awaitLeadership(PATIENCE).orElseThrow();
-    LeaderCandidate b = candidate(client(x -> x.defaultLease(ForcedUnlocks.LONG_LEASE)), second);
+    List<LeaderRecorder> heard = List.of(new LeaderRecorder(), new LeaderRecorder());
+    List<LeaderCandidate> candidates = new ArrayList<>();
+    for (LeaderRecorder r : heard) {
+      candidates.add(candidate(client(x -> x.defaultLease(ForcedUnlocks.LONG_LEASE)), r));
+      candidates.get(0).awaitLeadership(PATIENCE).orElseThrow();
+    }
     awaitQueued(1);
-
-    long forcedAt = System.nanoTime();
-    assertThat(client().lock(ELECTION).forceUnlock()).isTrue();
-    await("the old leader is revoked", () -> first.revocations() == 1);
-    long revokedMs = TimeUnit.NANOSECONDS.toMillis(first.revoked(0).atNanos() - forcedAt);
-    System.out.println("forced unlock to the old leader's onRevoked: " + revokedMs + " ms");
-    assertThat(old.isValid()).isFalse();
-    awaitLeading(b, second, 1);
-    assertThat(second.elected(0).leadership().term()).isGreaterThan(old.term());
-
-    await("the old leader waits again", () -> redis("ZCARD", lockKey(ELECTION) + ":q").equals(1L) && !a.isLeader());
-    assertThat(first.malformed()).isNull();
-    a.close();
-    b.close();
+    io.relock.DistributedLock operators = client().lock(ELECTION);
+    assertThat(operators.isLocked()).isTrue(); // the operator's client is connected
+    List<Long> delays = new ArrayList<>();
+    for (int round = 0; round < 4; round++) {
+      int old = round % 2;
+      LeaderRecorder was = heard.get(old);
+      LeaderRecorder next = heard.get(1 - old);
+      Leadership deposed = candidates.get(old).leadership().orElseThrow();
+      long forcedAt = System.nanoTime();
+      assertThat(operators.forceUnlock()).isTrue();
+      int revocation = round / 2;
+      await("the old leader is revoked", () -> was.revocations() == revocation + 1);
+      delays.add(TimeUnit.NANOSECONDS.toMillis(was.revoked(revocation).atNanos() - forcedAt));
+      assertThat(deposed.isValid()).isFalse();
+      awaitLeading(candidates.get(1 - old), next, revocation + (old == 0 ? 1 : 2));
+      assertThat(next.lastTerm()).isGreaterThan(deposed.term());
+      awaitQueued(1); // the old leader waits again
+    }
+    System.out.println("forced unlock (call included) to the old leader's onRevoked, 4 rounds: " + delays + " ms");
+    for (LeaderRecorder r : heard) {
+      assertThat(r.malformed()).isNull();
+    }
+    for (LeaderCandidate c : candidates) {
+      c.close();
+    }
   }
 
   /**
@@ -149,11 +176,14 @@ public abstract class LeaderContract extends RelockContract {
     LeaderRecorder second = new LeaderRecorder();
     LeaderCandidate a = candidate(client(x -> x.recheckInterval(NO_RECHECK)), first);
     Leadership old = a.awaitLeadership(PATIENCE).orElseThrow();
+    String leader = holderInRedis(ELECTION);
+    AtomicReference<String> holderWhenRevoked = holderWhenRevoked(a);
     LeaderCandidate b = candidate(client(x -> x.recheckInterval(NO_RECHECK)), second);
     awaitQueued(1);
 
     assertThat(a.yieldLeadership()).isTrue();
     assertThat(first.revocations()).as("onRevoked ran before yieldLeadership returned").isEqualTo(1);
+    assertThat(holderWhenRevoked.get()).as("the lock's holder in Redis during onRevoked").isEqualTo(leader);
     assertThat(old.isValid()).isFalse();
     awaitLeading(b, second, 1);
     assertThat(first.revoked(0).atNanos()).isLessThan(second.elected(0).atNanos());
@@ -190,6 +220,8 @@ public abstract class LeaderContract extends RelockContract {
     LeaderRecorder third = new LeaderRecorder();
     LeaderCandidate a = candidate(client(x -> x.recheckInterval(NO_RECHECK)), first);
     Leadership old = a.awaitLeadership(PATIENCE).orElseThrow();
+    String leader = holderInRedis(ELECTION);
+    AtomicReference<String> holderWhenRevoked = holderWhenRevoked(a);
     LeaderCandidate b = candidate(client(x -> x.recheckInterval(NO_RECHECK)), second);
     awaitQueued(1);
     LeaderCandidate c = candidate(client(x -> x.recheckInterval(NO_RECHECK)), third);
@@ -199,6 +231,7 @@ public abstract class LeaderContract extends RelockContract {
     awaitQueued(1);
     a.close(); // leading: revoked, then released, handed to b
     assertThat(first.revocations()).as("onRevoked ran before close returned").isEqualTo(1);
+    assertThat(holderWhenRevoked.get()).as("the lock's holder in Redis during onRevoked").isEqualTo(leader);
     assertThat(old.isValid()).isFalse();
     assertThat(a.isLeader()).isFalse();
     awaitLeading(b, second, 1);
@@ -222,8 +255,11 @@ public abstract class LeaderContract extends RelockContract {
     Relock relock = client();
     LeaderCandidate c = candidate(relock, heard);
     c.awaitLeadership(PATIENCE).orElseThrow();
+    String leader = holderInRedis(ELECTION);
+    AtomicReference<String> holderWhenRevoked = holderWhenRevoked(c);
     relock.close();
     assertThat(heard.revocations()).isEqualTo(1);
+    assertThat(holderWhenRevoked.get()).as("the lock's holder in Redis during onRevoked").isEqualTo(leader);
     assertThat(heard.malformed()).isNull();
     assertThat(c.isLeader()).isFalse();
     assertThat(holderInRedis(ELECTION)).isNull();
