@@ -147,8 +147,8 @@ public interface LeaderCandidate extends AutoCloseable {
    * ({@link Relock.Builder#recheckInterval}) so that the others may take it.
    *
    * <p>Returns once the release is confirmed by Redis (or, Redis unreachable, after about twice the
-   * command timeout, the release going on in the background). Called from a listener, it runs on
-   * the spot.
+   * command timeout, the release going on in the background). Waits for a listener call under way
+   * to return; called from a listener, it runs on the spot (see {@link LeaderListener}).
    *
    * @return true if this candidate led and yielded; false if it did not lead (or was closed)
    */

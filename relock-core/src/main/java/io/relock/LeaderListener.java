@@ -6,11 +6,18 @@ package io.relock;
  *
  * <p>Both run on the candidate's own relock thread, never on a Redis I/O thread, one call at a
  * time for the whole candidate: for each listener, {@link #onElected} and {@link #onRevoked}
- * strictly alternate, each {@code onRevoked} naming the leadership its {@code onElected} gave. A
- * callback may block (the candidate waits for it, and does not release its lock on a yield or a
- * close until {@code onRevoked} returns), and may call the candidate ({@link
- * LeaderCandidate#yieldLeadership()}, {@link LeaderCandidate#close()}). One that throws is logged
- * and otherwise ignored: the election goes on, and the other listeners still hear of it.
+ * strictly alternate, each {@code onRevoked} naming the leadership its {@code onElected} gave.
+ *
+ * <p>A callback may block, but the candidate's next callback waits for it: a revocation that comes
+ * while {@code onElected} runs is heard when it returns (its {@link Leadership#isValid()} turns
+ * false on time all the same). Do long work elsewhere and check {@code isValid()} as it goes. On a
+ * yield or a close the lock is released only once {@code onRevoked} has returned.
+ *
+ * <p>A callback may call the candidate: {@link LeaderCandidate#yieldLeadership()} or {@link
+ * LeaderCandidate#close()} from {@code onElected} runs on the spot, so this listener hears {@code
+ * onRevoked} before its {@code onElected} returns, and listeners after it never hear of that
+ * leadership. One that throws is logged and otherwise ignored: the election goes on, and the other
+ * listeners still hear of it.
  */
 public interface LeaderListener {
 
