@@ -81,18 +81,17 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
   @Override
   public void addListener(LeaderListener listener) {
     Objects.requireNonNull(listener, "listener");
-    // On the runner, so that a leader's new listener hears onElected before any onRevoked.
     Registered r = new Registered(listener);
-    if (!post(() -> {
-      listeners.add(r);
+    listeners.add(r);
+    // A leader's new listener hears of the leadership on the runner, unless it heard of it (or of
+    // a later one) there first: it hears onRevoked only for what it heard elected.
+    post(() -> {
       Term t = current;
-      if (t != null) {
+      if (t != null && r.elected == null && listeners.contains(r)) {
         r.elected = t;
         call(r, l -> l.onElected(t), "onElected");
       }
-    })) {
-      listeners.add(r); // closed: it will hear nothing
-    }
+    });
   }
 
   @Override

@@ -395,6 +395,7 @@ public abstract class LeaderContract extends RelockContract {
   @Test
   void aListenerAddedWhileLeading_hearsOnElectedFirst() throws Exception {
     LeaderRecorder late = new LeaderRecorder();
+    LeaderRecorder gone = new LeaderRecorder();
     try (LeaderCandidate c = client().leader(ELECTION)) {
       c.start();
       Leadership now = c.awaitLeadership(PATIENCE).orElseThrow();
@@ -402,10 +403,20 @@ public abstract class LeaderContract extends RelockContract {
       await("the late listener hears the leadership", () -> late.elections() == 1);
       assertThat(late.elected(0).leadership()).isSameAs(now);
       c.removeListener(late);
+      c.addListener(new LeaderListener() {
+        @Override
+        public void onRevoked(Leadership leadership) {
+          c.addListener(gone); // on the candidate's thread, so its catching up comes after the removal
+          c.removeListener(gone);
+        }
+      });
+      assertThat(c.yieldLeadership()).isTrue();
+      c.awaitLeadership(PATIENCE).orElseThrow();
       assertThat(c.yieldLeadership()).isTrue();
       c.awaitLeadership(PATIENCE).orElseThrow();
     }
     assertThat(late.calls()).as("nothing after it was removed").hasSize(1);
+    assertThat(gone.calls()).as("a listener removed as soon as it was added").isEmpty();
   }
 
   @Test
