@@ -150,6 +150,25 @@ public final class Relock implements AutoCloseable {
   }
 
   /**
+   * A candidate in the leader election called {@code name}, not started: add its {@link
+   * LeaderListener}s, then {@link LeaderCandidate#start()} it. Every candidate of the same name
+   * (and key prefix), in any process, stands in the same election, and one at a time leads; each
+   * leadership has a term, a fencing token strictly greater than every earlier term (see {@link
+   * LeaderCandidate}). The election is held by the exclusive lock of the same name, which must not
+   * be taken by other means.
+   *
+   * @param name the election's name: not blank, at most 1,024 UTF-8 bytes
+   * @return a new candidate; obtaining it does not contact Redis
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty, blank or longer than 1,024 UTF-8
+   *     bytes
+   */
+  public LeaderCandidate leader(String name) {
+    Checks.lockName(name);
+    return new io.relock.internal.RedisLeaderCandidate(engine, name);
+  }
+
+  /**
    * Registers {@code listener} to hear this client's acquisitions, releases, lost leases,
    * renewals and Redis calls from now on (see {@link RelockListener} for the threads it runs on).
    *
@@ -272,7 +291,9 @@ public final class Relock implements AutoCloseable {
   }
 
   /**
-   * Closes the client. Every acquisition still under way (a blocked {@code lock()} or {@code
+   * Closes the client. Its {@link #leader leader candidates} close first, as {@link
+   * LeaderCandidate#close()} does (a leader hears {@code onRevoked} before its lock is released).
+   * Every acquisition still under way (a blocked {@code lock()} or {@code
    * acquire}, a zero-wait attempt whose reply has not come back, an {@code acquireAsync} future)
    * fails with {@link RelockException} ("client closed while acquiring ...") and is withdrawn from
    * Redis; every lock the client holds is released (its leases turn invalid but report nothing

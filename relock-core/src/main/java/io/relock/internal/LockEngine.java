@@ -202,6 +202,37 @@ public final class LockEngine {
     observers.remove(observer);
   }
 
+  /**
+   * Leader candidates of this client that were started: they close first when the client closes,
+   * so that a leader hears onRevoked before its lock is released.
+   */
+  private final java.util.Set<RedisLeaderCandidate> candidates = ConcurrentHashMap.newKeySet();
+
+  void enlist(RedisLeaderCandidate candidate) {
+    candidates.add(candidate);
+  }
+
+  void discharge(RedisLeaderCandidate candidate) {
+    candidates.remove(candidate);
+  }
+
+  /** Closes the leader candidates, waiting at most {@link #releaseWait} for them all. */
+  private void closeCandidates() {
+    List<CompletableFuture<Void>> closing = new ArrayList<>();
+    for (RedisLeaderCandidate c : candidates) {
+      closing.add(c.closeForClient());
+    }
+    if (closing.isEmpty()) {
+      return;
+    }
+    try {
+      awaitUninterruptibly(CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])), releaseWait);
+    } catch (TimeoutException e) {
+      log.warn("closing: leader candidates did not close within {} ms (a listener still running?); closing anyway",
+          releaseWait.toMillis());
+    }
+  }
+
   public io.relock.RelockStats stats() {
     return new io.relock.RelockStats(holds.get(), acquiring.get(), watchdog.leasesAtRisk());
   }
@@ -1084,6 +1115,7 @@ public final class LockEngine {
     if (!closing.compareAndSet(false, true)) {
       return;
     }
+    closeCandidates();
     closed = true;
     watchdog.stop();
     List<CompletableFuture<Void>> pending = new ArrayList<>();

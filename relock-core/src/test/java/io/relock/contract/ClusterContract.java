@@ -114,6 +114,40 @@ public abstract class ClusterContract {
         lock -> lock.acquire(Duration.ZERO), RelockContract::await);
   }
 
+  /**
+   * Leader election on a cluster: a yield hands the leadership over by the queue on the key's
+   * primary, a forced unlock revokes at once (both leases last ten minutes), and terms increase.
+   */
+  @Test
+  void leaderElection_yieldHandsOver_andAForcedUnlockRevokesAtOnce_withGreaterTerms() throws Exception {
+    LeaderRecorder first = new LeaderRecorder();
+    LeaderRecorder second = new LeaderRecorder();
+    io.relock.LeaderCandidate a = client(b -> b.defaultLease(ForcedUnlocks.LONG_LEASE)).leader("election");
+    a.addListener(first);
+    a.start();
+    io.relock.Leadership old = a.awaitLeadership(PATIENCE).orElseThrow();
+    io.relock.LeaderCandidate b = client(x -> x.defaultLease(ForcedUnlocks.LONG_LEASE)).leader("election");
+    b.addListener(second);
+    b.start();
+    RedisServer owner = cluster.primaryFor(lockKey("election"));
+    await("the other candidate is queued", () -> owner.execute("ZCARD", lockKey("election") + ":q").equals(1L));
+
+    assertThat(a.yieldLeadership()).isTrue();
+    io.relock.Leadership next = b.awaitLeadership(PATIENCE).orElseThrow();
+    assertThat(next.term()).isGreaterThan(old.term());
+    await("the yielder is queued again", () -> owner.execute("ZCARD", lockKey("election") + ":q").equals(1L));
+
+    assertThat(client(x -> x).lock("election").forceUnlock()).isTrue();
+    await("the leader is revoked", () -> second.revocations() == 1);
+    io.relock.Leadership after = a.awaitLeadership(PATIENCE).orElseThrow();
+    assertThat(after.term()).isGreaterThan(next.term());
+    await("both listeners heard it all", () -> first.elections() == 2 && second.revocations() == 1);
+    assertThat(first.malformed()).isNull();
+    assertThat(second.malformed()).isNull();
+    a.close();
+    b.close();
+  }
+
   @Test
   void aClientBuiltFromSeedUris_findsTheRestOfTheCluster() {
     String[] seed = {cluster.seedUris().get(0)};
