@@ -11,8 +11,6 @@ import io.relock.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -274,7 +272,7 @@ public abstract class LeaderContract extends RelockContract {
   void manyCandidates_leadOneAtATime_withStrictlyIncreasingTerms() throws Exception {
     AtomicInteger inOffice = new AtomicInteger();
     AtomicInteger overlaps = new AtomicInteger();
-    LeaderElectionExample.ReportStore store = new LeaderElectionExample.ReportStore();
+    TermStore store = new TermStore();
     List<Long> refused = new ArrayList<>();
     LeaderListener office = new LeaderListener() {
       @Override
@@ -452,27 +450,6 @@ public abstract class LeaderContract extends RelockContract {
           .hasMessageContaining("PT-1S");
       c.start();
       assertThatThrownBy(c::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("already started");
-    }
-  }
-
-  @Test
-  void theGuidesExample_reportsOnlyWhileLeading_andTheStoreRefusesADeposedLeader() throws Exception {
-    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-    try {
-      LeaderElectionExample.ReportStore store = new LeaderElectionExample.ReportStore();
-      LeaderCandidate a = LeaderElectionExample.reportWhileLeading(client(), timer, store);
-      await("the first leader reports", () -> !store.acceptedTerms().isEmpty());
-      long firstTerm = store.acceptedTerms().get(0);
-      LeaderCandidate b = LeaderElectionExample.reportWhileLeading(client(), timer, store);
-      LeaderCandidate leader = a.isLeader() ? a : b;
-      LeaderCandidate other = leader == a ? b : a;
-      leader.close();
-      await("the next leader reports", () -> store.acceptedTerms().stream().anyMatch(t -> t > firstTerm));
-      assertThat(other.isLeader()).isTrue();
-      assertThat(store.save("from the deposed leader", firstTerm)).isFalse();
-      other.close();
-    } finally {
-      timer.shutdownNow();
     }
   }
 }

@@ -1,4 +1,6 @@
-package io.relock.contract;
+package io.relock.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.LeaderCandidate;
 import io.relock.LeaderListener;
@@ -6,16 +8,14 @@ import io.relock.Leadership;
 import io.relock.Relock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
-/**
- * The example of docs/leader-election.md, compiled here and run by {@link LeaderContract}; the
- * lines between the {@code guide} markers are the page's code, word for word (see LeaderGuideTest).
- */
-final class LeaderElectionExample {
-  private LeaderElectionExample() {}
+/** The snippet of docs/leader-election.md, run: two candidates, one report writer at a time. */
+class LeaderElectionTest {
 
   /** A store that refuses a write whose term is lower than the highest it has accepted. */
   static final class ReportStore {
@@ -36,7 +36,7 @@ final class LeaderElectionExample {
     }
   }
 
-  // guide:start
+  // snippet:leader-election
   static LeaderCandidate reportWhileLeading(Relock relock, ScheduledExecutorService timer, ReportStore store) {
     LeaderCandidate candidate = relock.leader("nightly-report");
     candidate.addListener(new LeaderListener() {
@@ -60,5 +60,26 @@ final class LeaderElectionExample {
     candidate.start();
     return candidate; // close() leaves the election, and releases the leadership if it holds it
   }
-  // guide:end
+  // end:leader-election
+
+  @Test
+  void theGuidesExample_reportsOnlyWhileLeading_andTheStoreRefusesADeposedLeader() throws Exception {
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    try (Relock first = Relock.connect(DocsRedis.uri()); Relock second = Relock.connect(DocsRedis.uri())) {
+      ReportStore store = new ReportStore();
+      LeaderCandidate a = reportWhileLeading(first, timer, store);
+      Await.until("the first leader reports", () -> !store.acceptedTerms().isEmpty());
+      long firstTerm = store.acceptedTerms().get(0);
+      LeaderCandidate b = reportWhileLeading(second, timer, store);
+      LeaderCandidate leader = a.isLeader() ? a : b;
+      LeaderCandidate other = leader == a ? b : a;
+      leader.close();
+      Await.until("the next leader reports", () -> store.acceptedTerms().stream().anyMatch(t -> t > firstTerm));
+      assertThat(other.isLeader()).isTrue();
+      assertThat(store.save("from the deposed leader", firstTerm)).isFalse();
+      other.close();
+    } finally {
+      timer.shutdownNow();
+    }
+  }
 }
