@@ -970,8 +970,13 @@ public final class LockEngine {
    * news of a forced unlock before the hold's next renewal, or, for a fixed lease, its end.
    */
   private void readHolder(HeldLease h, int failures) {
-    scripts.run(Scripts.INSPECT, h.state.scriptKeys, List.of(), h.lockName()).whenComplete((reply, error) -> {
-      if (error == null && !h.owner.equals(reply.get(0))) {
+    // An exclusive lock's value names its owner; a shared kind's hold is a key of its own (holders.lua).
+    boolean exclusive = h.state.kind == LockKind.EXCLUSIVE;
+    CompletableFuture<List<Object>> read = exclusive
+        ? scripts.run(Scripts.INSPECT, h.state.scriptKeys, List.of(), h.lockName())
+        : scripts.run(Scripts.HOLD_PTTL, List.of(h.holdKey), List.of(), h.lockName());
+    read.whenComplete((reply, error) -> {
+      if (error == null && (exclusive ? !h.owner.equals(reply.get(0)) : Long.valueOf(-2).equals(reply.get(0)))) {
         h.lost("another client freed the lock (a forced unlock), or its lease ran out");
         return;
       }
@@ -1011,8 +1016,8 @@ public final class LockEngine {
       return (Long) await(scripts.run(Scripts.FORCE_UNLOCK, k, List.of(fenceRetention, clientChannelPrefix()), name))
           .get(0) == 1L;
     }
-    return (Long) await(scripts.run(Scripts.READWRITE_STATE, k, List.of("force", lane(kind), fenceRetention), name))
-        .get(0) > 0;
+    return (Long) await(scripts.run(Scripts.READWRITE_STATE, k,
+        List.of("force", lane(kind), fenceRetention, clientChannelPrefix()), name)).get(0) > 0;
   }
 
   private static String lane(LockKind kind) {

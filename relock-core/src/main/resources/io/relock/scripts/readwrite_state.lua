@@ -6,6 +6,10 @@
 -- ARGV[1] 'inspect', or 'force' to end every hold of the lane in ARGV[2]
 -- ARGV[2] the lane: 'r' or 'w'
 -- ARGV[3] how long the fence key is kept after its last use, in milliseconds ('force')
+-- ARGV[4] the channel prefix of relock's clients ('<key prefix>client:'; 'force'): each holder's
+--         client (the owner id up to its colon) is told "lost <owner> <lock key>#<lane>" on its
+--         channel, so that it checks its hold at once instead of at its next renewal (which remains
+--         the fallback when the message is lost)
 --
 -- Returns {holders of the lane, waiters, last token issued}; 'force' counts the holders it ended.
 
@@ -25,6 +29,11 @@ local live = live_holders(set, now_ms)
 if ARGV[1] == 'force' then
   for _, owner in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     drop_hold(set, owner)
+    local client = string.match(owner, '^([^:]+):')
+    if client then
+      -- Best effort, as in force_unlock.lua: without channel rights the lane is still freed.
+      redis.pcall('PUBLISH', ARGV[4] .. client, 'lost ' .. owner .. ' ' .. KEYS[1] .. '#' .. ARGV[2])
+    end
   end
   grant_waiting(now_ms, now_us, ARGV[3])
 end

@@ -342,4 +342,25 @@ public abstract class ReadWriteLockContract extends RelockContract {
     await("the reader is told", () -> !r.isValid());
     assertThatThrownBy(r::close).isInstanceOf(io.relock.LockLostException.class);
   }
+
+  /**
+   * With fixed leases of ten minutes there is no renewal to find the loss: only the notice that
+   * the forced unlock sends each holder's client can tell them within the wait below.
+   */
+  @Test
+  void forceUnlock_ofEitherLane_tellsEveryHolderAtOnce_evenWithLeasesNoRenewalChecks() {
+    Relock holders = client();
+    Duration tenMinutes = Duration.ofMinutes(10);
+    LockLease first = holders.readWriteLock("forced-fixed").readLock().acquire(Duration.ZERO, tenMinutes);
+    LockLease second = client().readWriteLock("forced-fixed").readLock().acquire(Duration.ZERO, tenMinutes);
+    assertThat(client().readWriteLock("forced-fixed").readLock().forceUnlock()).isTrue();
+    await("both readers are told", () -> !first.isValid() && !second.isValid());
+    assertThatThrownBy(first::close).isInstanceOf(io.relock.LockLostException.class);
+
+    LockLease writer = holders.readWriteLock("forced-fixed").writeLock().acquire(Duration.ZERO, tenMinutes);
+    assertThat(client().readWriteLock("forced-fixed").writeLock().forceUnlock()).isTrue();
+    await("the writer is told", () -> !writer.isValid());
+    assertThatThrownBy(writer::close).isInstanceOf(io.relock.LockLostException.class);
+    assertThatThrownBy(second::close).isInstanceOf(io.relock.LockLostException.class);
+  }
 }
