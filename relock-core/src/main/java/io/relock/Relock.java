@@ -8,6 +8,7 @@ import io.relock.internal.RelockSettings;
 import io.relock.internal.Topologies;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisTarget;
+import io.relock.spi.RedisUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -293,6 +294,7 @@ public final class Relock implements AutoCloseable {
     /** Each topology setter (and driver) called, in order: build() insists on exactly one. */
     private final List<String> chosen = new ArrayList<>();
     private RedisTarget target;
+    private RedisTarget.Credentials primaryCredentials;
     private List<String> redlockNodes;
     private RedisDriver driver;
     private final RelockSettings.Mutable settings = RelockSettings.defaults().toMutable();
@@ -313,9 +315,12 @@ public final class Relock implements AutoCloseable {
      */
     public Builder uri(String redisUri) {
       Objects.requireNonNull(redisUri, "redisUri must not be null");
-      target = Topologies.isSentinelUri(redisUri)
-          ? Topologies.parseSentinelUri(redisUri)
-          : RedisTarget.single(Checks.redisUri(redisUri));
+      if (Topologies.isSentinelUri(redisUri)) {
+        target = Topologies.parseSentinelUri(redisUri);
+      } else {
+        Checks.redisUri(redisUri);
+        target = RedisTarget.single(redisUri);
+      }
       chosen.add("uri");
       return this;
     }
@@ -323,8 +328,9 @@ public final class Relock implements AutoCloseable {
     /**
      * A primary discovered through Redis Sentinel and followed across failovers: the sentinels at
      * {@code sentinelUris} ({@code redis://host:26379}, {@code rediss://} for TLS) name the primary
-     * they know as {@code masterName}. Credentials, database and TLS in the sentinel URIs apply to
-     * the primary too. Holds the new primary never saw (the failover hole) are reported lost to
+     * they know as {@code masterName}. Database and TLS in the sentinel URIs apply to the primary
+     * too, and so do the first one's credentials unless {@link #sentinelPrimaryCredentials} gives
+     * the primary's own. Holds the new primary never saw (the failover hole) are reported lost to
      * their holders; {@link #replicaAcks} narrows that hole.
      *
      * @param masterName the name the sentinels know the primary by
@@ -337,6 +343,26 @@ public final class Relock implements AutoCloseable {
       target = RedisTarget.sentinel(Topologies.masterName(masterName),
           Topologies.nodes("sentinel", sentinelUris, 1));
       chosen.add("sentinel");
+      return this;
+    }
+
+    /**
+     * With {@link #sentinel} (or a {@code redis-sentinel://} {@link #uri}): the user and password
+     * of the primary and its replicas, when they differ from the sentinels' (which stay in the
+     * sentinel URIs). Without it, the primary gets the first sentinel URI's credentials.
+     *
+     * @param user the primary's ACL user, or null (or empty) for the default user
+     * @param password the primary's password as it is, not percent-encoded
+     * @return this builder
+     * @throws NullPointerException if {@code password} is null
+     * @throws IllegalArgumentException if {@code password} is empty
+     */
+    public Builder sentinelPrimaryCredentials(String user, String password) {
+      Objects.requireNonNull(password, "password must not be null");
+      if (password.isEmpty()) {
+        throw new IllegalArgumentException("the primary's password must not be empty");
+      }
+      primaryCredentials = new RedisTarget.Credentials(user, password);
       return this;
     }
 
@@ -528,14 +554,22 @@ public final class Relock implements AutoCloseable {
             + " and driver(...); " + (chosen.isEmpty() ? "none was given" : "got " + chosen));
       }
       RelockSettings frozen = settings.freeze();
+      if (primaryCredentials != null) {
+        if (target == null || target.kind() != RedisTarget.Kind.SENTINEL) {
+          throw new IllegalStateException("sentinelPrimaryCredentials(...) applies to sentinel(...) or a"
+              + " redis-sentinel:// uri(...) only");
+        }
+        target = RedisTarget.sentinel(target.masterName(), target.nodes(), primaryCredentials);
+      }
       if (redlockNodes != null) {
         if (frozen.replicaAcks() > 0) {
           throw new IllegalStateException("replicaAcks(...) applies to a replicated primary (uri, sentinel,"
               + " cluster); redlock(...) masters are independent and have no replicas to wait for");
         }
         RelockSettings redlock = Topologies.redlockSettings(frozen);
+        List<String> passwords = Topologies.redlockPasswords(redlockNodes);
         return new Relock(LockEngine.start(Topologies.connectRedlock(redlockNodes, redlock), redlock,
-            Topologies.describeRedlock(redlockNodes)), "redlock");
+            Topologies.describeRedlock(redlockNodes), text -> RedisUri.redact(text, passwords)), "redlock");
       }
       if (frozen.redlockRestartDelay() != null) {
         throw new IllegalStateException("redlockRestartDelay(...) applies to redlock(...) only");
@@ -554,7 +588,9 @@ public final class Relock implements AutoCloseable {
             + d.getClass().getName() + " does not");
       }
       String topology = target != null ? target.kind().name().toLowerCase(java.util.Locale.ROOT) : "driver";
-      return new Relock(LockEngine.start(d, frozen, target == null ? null : target.toString()), topology);
+      RedisTarget named = target;
+      return new Relock(named == null ? LockEngine.start(d, frozen, null)
+          : LockEngine.start(d, frozen, named.toString(), named::redact), topology);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.relock.LockLostException;
 import io.relock.LockObserver;
 import io.relock.RelockException;
 import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisUri;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,11 +96,15 @@ public final class LockEngine {
   private volatile boolean closed;
   private volatile boolean terminated;
 
-  private LockEngine(RedisDriver driver, RelockSettings settings, String where) {
+  /** Hides passwords in the text of the driver's exceptions before it reaches a message or a log line. */
+  private final UnaryOperator<String> redaction;
+
+  private LockEngine(RedisDriver driver, RelockSettings settings, String where, UnaryOperator<String> redaction) {
     this.driver = driver;
+    this.redaction = redaction;
     this.settings = settings;
     this.releaseWait = settings.commandTimeout().multipliedBy(2).plusSeconds(1);
-    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where, listeners);
+    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where, redaction, listeners);
     this.fenceRetention = Long.toString(settings.fenceRetention().toMillis());
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
@@ -131,7 +137,18 @@ public final class LockEngine {
    *     passwords hidden), or null
    */
   public static LockEngine start(RedisDriver driver, RelockSettings settings, String where) {
-    LockEngine engine = new LockEngine(driver, settings, where);
+    return start(driver, settings, where, RedisUri::redact);
+  }
+
+  /**
+   * As {@link #start(RedisDriver, RelockSettings, String)}, hiding passwords in the text of the
+   * driver's exceptions with {@code redaction} (see {@link io.relock.spi.RedisTarget#redact}).
+   *
+   * @param redaction turns a driver's text into one fit for messages and logs
+   */
+  public static LockEngine start(RedisDriver driver, RelockSettings settings, String where,
+      UnaryOperator<String> redaction) {
+    LockEngine engine = new LockEngine(driver, settings, where, redaction);
     // The server check's script call goes out now and is judged after the subscription is confirmed.
     CompletableFuture<List<Object>> serverInfo = ServerCheck.read(engine.scripts);
     try {
@@ -142,7 +159,7 @@ public final class LockEngine {
         driver.subscribe(engine.channel, engine::onNotification).whenComplete((v, e) -> {
           if (e != null) {
             log.warn("could not subscribe to {} for notices of forced unlocks ({}); renewals find them instead",
-                engine.channel, e.getMessage());
+                engine.channel, engine.redaction.apply(e.getMessage()));
           }
         });
       } else {
@@ -156,8 +173,9 @@ public final class LockEngine {
     } catch (ExecutionException | TimeoutException e) {
       engine.shutdown();
       // The cause's text says why (NOPERM for a channel the user's ACL does not allow).
-      throw new RelockException("could not subscribe to notification channel " + engine.channel + ": "
-          + Uris.redact(String.valueOf(unchecked(e instanceof ExecutionException ? e.getCause() : e).getMessage())), e);
+      throw new RelockException("could not subscribe to notification channel " + engine.channel
+          + (where == null ? "" : " (" + where + ")") + ": "
+          + redaction.apply(String.valueOf(unchecked(e instanceof ExecutionException ? e.getCause() : e).getMessage())), e);
     }
     driver.onReconnect(engine::reconnected);
     try {
@@ -283,7 +301,7 @@ public final class LockEngine {
     }
     subscribed.whenComplete((v, e) -> {
       if (e != null) {
-        log.warn("could not subscribe to {}: {}; waiters re-check on their timers", ch, e.getMessage());
+        log.warn("could not subscribe to {}: {}; waiters re-check on their timers", ch, redaction.apply(e.getMessage()));
       }
       LockState now = states.get(state.stateKey);
       if (now != null) {
@@ -299,7 +317,7 @@ public final class LockEngine {
       if (left == null) {
         driver.unsubscribeSharded(ch).whenComplete((v, e) -> {
           if (e != null) {
-            log.debug("could not unsubscribe from {}: {}", ch, e.getMessage());
+            log.debug("could not unsubscribe from {}: {}", ch, redaction.apply(e.getMessage()));
           }
         });
       }
