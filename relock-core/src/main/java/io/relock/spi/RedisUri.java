@@ -252,18 +252,17 @@ public final class RedisUri {
   }
 
   /**
-   * As {@link #redact(String)}, and then every one of {@code passwords} (of four characters or
-   * more) wherever it still appears, as given or percent-encoded: for messages built from a
-   * client library's exceptions, whose text relock does not control.
+   * As {@link #redact(String)}, and also every one of {@code passwords} (of four characters or
+   * more) wherever it appears, as given or percent-encoded: for messages built from a client
+   * library's exceptions, whose text relock does not control.
    *
    * @param text any text; null stays null
    * @param passwords the passwords to hide, raw (not percent-encoded); nulls are skipped
    * @return the text with every URI's password and every known password hidden
    */
   public static String redact(String text, Collection<String> passwords) {
-    String redacted = redact(text);
-    if (redacted == null || passwords.isEmpty()) {
-      return redacted;
+    if (text == null || passwords.isEmpty()) {
+      return redact(text);
     }
     Set<String> forms = new LinkedHashSet<>();
     for (String p : passwords) {
@@ -276,10 +275,12 @@ public final class RedisUri {
     }
     List<String> longestFirst = new ArrayList<>(forms);
     longestFirst.sort(Comparator.comparingInt(String::length).reversed());
+    // The known passwords first: a raw one in a URI could end the URI early (at a space) for redact(text).
+    String scrubbed = text;
     for (String form : longestFirst) {
-      redacted = redacted.replace(form, HIDDEN);
+      scrubbed = scrubbed.replace(form, HIDDEN);
     }
-    return redacted;
+    return redact(scrubbed);
   }
 
   /**
