@@ -352,17 +352,17 @@ public final class Relock implements AutoCloseable {
      * sentinel URIs). Without it, the primary gets the first sentinel URI's credentials.
      *
      * @param user the primary's ACL user, or null (or empty) for the default user
-     * @param password the primary's password as it is, not percent-encoded
+     * @param password the primary's password as it is (not percent-encoded), or null (or empty)
+     *     if the primary needs none
      * @return this builder
-     * @throws NullPointerException if {@code password} is null
-     * @throws IllegalArgumentException if {@code password} is empty
+     * @throws IllegalArgumentException if a user is given without a password
      */
     public Builder sentinelPrimaryCredentials(String user, String password) {
-      Objects.requireNonNull(password, "password must not be null");
-      if (password.isEmpty()) {
-        throw new IllegalArgumentException("the primary's password must not be empty");
+      RedisTarget.Credentials credentials = new RedisTarget.Credentials(user, password);
+      if (credentials.user() != null && credentials.password() == null) {
+        throw new IllegalArgumentException("the primary's user '" + user + "' needs a password");
       }
-      primaryCredentials = new RedisTarget.Credentials(user, password);
+      primaryCredentials = credentials;
       return this;
     }
 

@@ -228,7 +228,8 @@ public record RedisTarget(Kind kind, List<String> nodes, String masterName, Cred
     }
     s.append(" ").append(nodes.stream().map(n -> RedisUri.parse(n).toString()).toList());
     if (primaryCredentials != null) {
-      s.append(", primary as ").append(primaryCredentials);
+      s.append(primaryCredentials.password() == null ? ", primary without a password"
+          : ", primary as " + primaryCredentials);
     }
     return s.toString();
   }
