@@ -432,7 +432,8 @@ final class RedlockDriver implements RedisDriver {
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
-    return RedisUri.redact(t instanceof java.util.concurrent.TimeoutException ? "no answer in time" : String.valueOf(t.getMessage()));
+    return RedisUri.redact(t instanceof java.util.concurrent.TimeoutException ? "no answer in time"
+        : String.valueOf(t.getMessage()));
   }
 
   /**

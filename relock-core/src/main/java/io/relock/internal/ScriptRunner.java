@@ -221,7 +221,8 @@ final class ScriptRunner {
         return new RelockException("lock '" + what + "'" + key + ": " + kind, cause);
       }
       // A Redlock refusal's text already says, node by node, what each refused.
-      String detail = text + (cause instanceof RedlockDriver.RefusedException ? "" : PermissionDenial.explain(script, text));
+      String detail = text
+          + (cause instanceof RedlockDriver.RefusedException ? "" : PermissionDenial.explain(script, text));
       return new Rejected("Redis rejected " + script + " for lock '" + what + "'" + key + ": " + detail, detail, cause);
     }
     if (cause instanceof TimeoutException) {
