@@ -40,7 +40,12 @@ public record RedisTarget(Kind kind, List<String> nodes, String masterName, Cred
    * @param password the password, or null for none
    */
   public record Credentials(String user, String password) {
-    /** Empty strings count as absent. */
+    /**
+     * Empty strings count as absent.
+     *
+     * @param user the ACL user, or null for the default user
+     * @param password the password, or null for none
+     */
     public Credentials {
       user = user == null || user.isEmpty() ? null : user;
       password = password == null || password.isEmpty() ? null : password;

@@ -127,12 +127,20 @@ public final class RedisUri {
     return new RedisUri(tls, credentials[0], credentials[1], hostPort[0], port, database, verifyPeer);
   }
 
-  /** Whether the scheme is {@code rediss://}. @return true for TLS */
+  /**
+   * Whether the scheme is {@code rediss://}.
+   *
+   * @return true for TLS
+   */
   public boolean tls() {
     return tls;
   }
 
-  /** The ACL user, percent-decoded. @return the user, or null for the default user */
+  /**
+   * The ACL user, percent-decoded.
+   *
+   * @return the user, or null for the default user
+   */
   public String user() {
     return user;
   }
@@ -146,22 +154,38 @@ public final class RedisUri {
     return password;
   }
 
-  /** The host, without the brackets of an IPv6 address. @return the host */
+  /**
+   * The host, without the brackets of an IPv6 address.
+   *
+   * @return the host
+   */
   public String host() {
     return host;
   }
 
-  /** The port, {@value #DEFAULT_PORT} when the URI names none. @return the port */
+  /**
+   * The port, {@value #DEFAULT_PORT} when the URI names none.
+   *
+   * @return the port
+   */
   public int port() {
     return port;
   }
 
-  /** The database, 0 when the URI names none. @return the database number */
+  /**
+   * The database, 0 when the URI names none.
+   *
+   * @return the database number
+   */
   public int database() {
     return database;
   }
 
-  /** How a TLS connection checks the server's certificate. @return the verification, FULL by default */
+  /**
+   * How a TLS connection checks the server's certificate.
+   *
+   * @return the verification, FULL by default
+   */
   public PeerVerification verifyPeer() {
     return verifyPeer;
   }
