@@ -47,7 +47,9 @@ public final class Relock implements AutoCloseable {
    *     or a primary behind Redis Sentinel in Lettuce's form {@code
    *     redis-sentinel://[user:password@]host1:26379,host2:26379[/db]#masterName}
    * @return the connected client; close it to release the locks it still holds
-   * @throws IllegalArgumentException if the URI is malformed; the message names it
+   * @throws IllegalArgumentException if the URI is malformed (a reserved character standing raw in
+   *     the password, say: user and password go percent-encoded); the message names it, its
+   *     password hidden, as every message of relock's does (see {@link io.relock.spi.RedisUri})
    * @throws RelockException if no driver is on the class path or Redis cannot be reached
    */
   public static Relock connect(String redisUri) {
@@ -311,7 +313,8 @@ public final class Relock implements AutoCloseable {
      * @param redisUri the server's URI, or the Sentinel URI of a primary, in the forms above
      * @return this builder
      * @throws NullPointerException if {@code redisUri} is null
-     * @throws IllegalArgumentException if the URI is not in one of those forms
+     * @throws IllegalArgumentException if the URI is not in one of those forms (user and password
+     *     go percent-encoded; see {@link io.relock.spi.RedisUri}); the message hides the password
      */
     public Builder uri(String redisUri) {
       Objects.requireNonNull(redisUri, "redisUri must not be null");
