@@ -444,10 +444,10 @@ final class RedlockDriver implements RedisDriver {
    * RedlockUnavailableException}, which passes.
    */
   private RuntimeException withoutMajority(String what, List<Answer> answers, List<String> why) {
-    long refused = answers.stream().filter(a -> a.error() != null && !ScriptRunner.isTransient(a.error())).count();
+    List<String> refusals = answers.stream().filter(a -> refused(a.error()))
+        .map(a -> a.node().name() + ": " + message(a.error())).toList();
+    int refused = refusals.size();
     if (nodes.size() - refused < majority) {
-      List<String> refusals = answers.stream().filter(a -> a.error() != null && !ScriptRunner.isTransient(a.error()))
-          .map(a -> a.node().name() + ": " + message(a.error())).toList();
       return new RefusedException(refused + " of " + nodes.size() + " Redlock masters refused the call (a majority is "
           + majority + ") " + what + ": " + String.join("; ", refusals));
     }
@@ -875,6 +875,19 @@ final class RedlockDriver implements RedisDriver {
   private static CompletableFuture<List<Answer>> all(List<CompletableFuture<Answer>> each) {
     return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
         .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** Whether {@code error} is an error reply that trying again would not change (not LOADING, BUSY, ...). */
+  private static boolean refused(Throwable error) {
+    if (error == null || ScriptRunner.isTransient(error)) {
+      return false;
+    }
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof io.relock.spi.RedisReplyException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Each node that failed, and why: {@code <node>: <why>}. */
