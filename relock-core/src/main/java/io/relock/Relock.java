@@ -8,6 +8,7 @@ import io.relock.internal.RelockSettings;
 import io.relock.internal.Topologies;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisTarget;
+import io.relock.spi.RedisUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,9 @@ public final class Relock implements AutoCloseable {
    *     or a primary behind Redis Sentinel in Lettuce's form {@code
    *     redis-sentinel://[user:password@]host1:26379,host2:26379[/db]#masterName}
    * @return the connected client; close it to release the locks it still holds
-   * @throws IllegalArgumentException if the URI is malformed; the message names it
+   * @throws IllegalArgumentException if the URI is malformed (a reserved character standing raw in
+   *     the password, say: user and password go percent-encoded); the message names it, its
+   *     password hidden, as every message of relock's does (see {@link io.relock.spi.RedisUri})
    * @throws RelockException if no driver is on the class path or Redis cannot be reached
    */
   public static Relock connect(String redisUri) {
@@ -314,6 +317,7 @@ public final class Relock implements AutoCloseable {
     /** Each topology setter (and driver) called, in order: build() insists on exactly one. */
     private final List<String> chosen = new ArrayList<>();
     private RedisTarget target;
+    private RedisTarget.Credentials primaryCredentials;
     private List<String> redlockNodes;
     private RedisDriver driver;
     private final RelockSettings.Mutable settings = RelockSettings.defaults().toMutable();
@@ -330,13 +334,17 @@ public final class Relock implements AutoCloseable {
      * @param redisUri the server's URI, or the Sentinel URI of a primary, in the forms above
      * @return this builder
      * @throws NullPointerException if {@code redisUri} is null
-     * @throws IllegalArgumentException if the URI is not in one of those forms
+     * @throws IllegalArgumentException if the URI is not in one of those forms (user and password
+     *     go percent-encoded; see {@link io.relock.spi.RedisUri}); the message hides the password
      */
     public Builder uri(String redisUri) {
       Objects.requireNonNull(redisUri, "redisUri must not be null");
-      target = Topologies.isSentinelUri(redisUri)
-          ? Topologies.parseSentinelUri(redisUri)
-          : RedisTarget.single(Checks.redisUri(redisUri));
+      if (Topologies.isSentinelUri(redisUri)) {
+        target = Topologies.parseSentinelUri(redisUri);
+      } else {
+        Checks.redisUri(redisUri);
+        target = RedisTarget.single(redisUri);
+      }
       chosen.add("uri");
       return this;
     }
@@ -344,8 +352,9 @@ public final class Relock implements AutoCloseable {
     /**
      * A primary discovered through Redis Sentinel and followed across failovers: the sentinels at
      * {@code sentinelUris} ({@code redis://host:26379}, {@code rediss://} for TLS) name the primary
-     * they know as {@code masterName}. Credentials, database and TLS in the sentinel URIs apply to
-     * the primary too. Holds the new primary never saw (the failover hole) are reported lost to
+     * they know as {@code masterName}. Database and TLS in the sentinel URIs apply to the primary
+     * too, and so do the first one's credentials unless {@link #sentinelPrimaryCredentials} gives
+     * the primary's own. Holds the new primary never saw (the failover hole) are reported lost to
      * their holders; {@link #replicaAcks} narrows that hole.
      *
      * @param masterName the name the sentinels know the primary by
@@ -358,6 +367,26 @@ public final class Relock implements AutoCloseable {
       target = RedisTarget.sentinel(Topologies.masterName(masterName),
           Topologies.nodes("sentinel", sentinelUris, 1));
       chosen.add("sentinel");
+      return this;
+    }
+
+    /**
+     * With {@link #sentinel} (or a {@code redis-sentinel://} {@link #uri}): the user and password
+     * of the primary and its replicas, when they differ from the sentinels' (which stay in the
+     * sentinel URIs). Without it, the primary gets the first sentinel URI's credentials.
+     *
+     * @param user the primary's ACL user, or null (or empty) for the default user
+     * @param password the primary's password as it is (not percent-encoded), or null (or empty)
+     *     if the primary needs none
+     * @return this builder
+     * @throws IllegalArgumentException if a user is given without a password
+     */
+    public Builder sentinelPrimaryCredentials(String user, String password) {
+      RedisTarget.Credentials credentials = new RedisTarget.Credentials(user, password);
+      if (credentials.user() != null && credentials.password() == null) {
+        throw new IllegalArgumentException("the primary's user '" + user + "' needs a password");
+      }
+      primaryCredentials = credentials;
       return this;
     }
 
@@ -549,14 +578,22 @@ public final class Relock implements AutoCloseable {
             + " and driver(...); " + (chosen.isEmpty() ? "none was given" : "got " + chosen));
       }
       RelockSettings frozen = settings.freeze();
+      if (primaryCredentials != null) {
+        if (target == null || target.kind() != RedisTarget.Kind.SENTINEL) {
+          throw new IllegalStateException("sentinelPrimaryCredentials(...) applies to sentinel(...) or a"
+              + " redis-sentinel:// uri(...) only");
+        }
+        target = RedisTarget.sentinel(target.masterName(), target.nodes(), primaryCredentials);
+      }
       if (redlockNodes != null) {
         if (frozen.replicaAcks() > 0) {
           throw new IllegalStateException("replicaAcks(...) applies to a replicated primary (uri, sentinel,"
               + " cluster); redlock(...) masters are independent and have no replicas to wait for");
         }
         RelockSettings redlock = Topologies.redlockSettings(frozen);
+        List<String> passwords = Topologies.redlockPasswords(redlockNodes);
         return new Relock(LockEngine.start(Topologies.connectRedlock(redlockNodes, redlock), redlock,
-            Topologies.describeRedlock(redlockNodes)), "redlock");
+            Topologies.describeRedlock(redlockNodes), text -> RedisUri.redact(text, passwords)), "redlock");
       }
       if (frozen.redlockRestartDelay() != null) {
         throw new IllegalStateException("redlockRestartDelay(...) applies to redlock(...) only");
@@ -575,7 +612,9 @@ public final class Relock implements AutoCloseable {
             + d.getClass().getName() + " does not");
       }
       String topology = target != null ? target.kind().name().toLowerCase(java.util.Locale.ROOT) : "driver";
-      return new Relock(LockEngine.start(d, frozen, target == null ? null : target.toString()), topology);
+      RedisTarget named = target;
+      return new Relock(named == null ? LockEngine.start(d, frozen, null)
+          : LockEngine.start(d, frozen, named.toString(), named::redact), topology);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.relock.bench;
 
 import io.relock.bench.BenchTarget.Topology;
+import io.relock.spi.RedisUri;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -468,8 +469,8 @@ public final class BenchMain implements Callable<Integer> {
       Machine machine = Machine.describe(redis);
       log.println("relock bench (" + settings.mode() + ", relock " + machine.relockCommit() + "): " + machine.oneLine());
       if (!single) {
-        log.println("  topology " + deployment.id() + ": workers connect to " + redis.target().spec()
-            + "; calls counted on the primaries " + redis.primaryUris()
+        log.println("  topology " + deployment.id() + ": workers connect to " + RedisUri.redact(redis.target().spec())
+            + "; calls counted on the primaries " + RedisUri.redact(redis.primaryUris().toString())
             + (topology == Topology.REDLOCK ? " and summed over them" : ""));
       }
       log.printf(Locale.ROOT, "  load average before: %s%n", Machine.loadAverage());

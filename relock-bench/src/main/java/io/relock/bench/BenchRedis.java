@@ -4,11 +4,11 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.relock.spi.RedisUri;
 import io.relock.testkit.RedisClusterGroup;
 import io.relock.testkit.RedisMasterGroup;
 import io.relock.testkit.RedisSentinelGroup;
 import io.relock.testkit.RedisServer;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,8 +93,9 @@ final class BenchRedis implements AutoCloseable {
   /** Connects to {@code redisUrl}, or starts a server when it is null or blank. */
   static BenchRedis open(String redisUrl) {
     if (redisUrl != null && !redisUrl.isBlank()) {
-      URI uri = URI.create(redisUrl);
-      return new BenchRedis(null, BenchTarget.single(redisUrl), "REDIS_URL " + uri.getHost() + ":" + uri.getPort(),
+      // relock's parser: java.net.URI's errors quote the whole URI, password included.
+      RedisUri uri = RedisUri.parse(redisUrl);
+      return new BenchRedis(null, BenchTarget.single(redisUrl), "REDIS_URL " + uri.hostAndPort(),
           List.of(redisUrl), List.of());
     }
     RedisServer server = RedisServer.start();

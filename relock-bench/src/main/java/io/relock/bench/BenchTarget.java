@@ -1,5 +1,6 @@
 package io.relock.bench;
 
+import io.relock.spi.RedisUri;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -77,7 +78,7 @@ record BenchTarget(Topology topology, String spec) {
   /** The one server's URI, or Lettuce's {@code redis-sentinel://} URI for Sentinel. */
   String uri() {
     if (topology == Topology.CLUSTER || topology == Topology.REDLOCK) {
-      throw new IllegalStateException("a " + topology.id() + " target has no single URI: " + spec);
+      throw new IllegalStateException("a " + topology.id() + " target has no single URI: " + this);
     }
     return spec;
   }
@@ -106,17 +107,24 @@ record BenchTarget(Topology topology, String spec) {
 
   private void requireTopology(Topology wanted) {
     if (topology != wanted) {
-      throw new IllegalStateException("not a " + wanted.id() + " target: " + spec);
+      throw new IllegalStateException("not a " + wanted.id() + " target: " + this);
     }
+  }
+
+  /** The spec with any password hidden. */
+  @Override
+  public String toString() {
+    return RedisUri.redact(spec);
   }
 
   private static List<String> hostPorts(List<String> uris) {
     return uris.stream().map(u -> {
-      java.net.URI uri = java.net.URI.create(u);
-      if (uri.getUserInfo() != null) {
-        throw new IllegalArgumentException("the bench passes no credentials to Sentinel, Cluster or Redlock nodes: " + u);
+      RedisUri uri = RedisUri.parse(u);
+      if (uri.password() != null || uri.user() != null) {
+        throw new IllegalArgumentException("the bench passes no credentials to Sentinel, Cluster or Redlock nodes: "
+            + uri);
       }
-      return uri.getHost() + ":" + uri.getPort();
+      return uri.hostAndPort();
     }).toList();
   }
 }

@@ -48,9 +48,14 @@ public final class BenchWorker {
     this.out = out;
   }
 
+  /** The environment variable that tells a worker its {@link BenchTarget}, password included. */
+  static final String TARGET_VARIABLE = "RELOCK_BENCH_TARGET";
+
   public static void main(String[] args) throws Exception {
-    if (args.length != 1) {
-      System.err.println("usage: BenchWorker <redis uri | redis-sentinel://... | redis-cluster://...>   (started by BenchMain)");
+    String target = System.getenv(TARGET_VARIABLE);
+    if (args.length != 0 || target == null || target.isBlank()) {
+      System.err.println("usage: " + TARGET_VARIABLE + "=<redis uri | redis-sentinel://... | redis-cluster://...>"
+          + " BenchWorker   (started by BenchMain)");
       System.exit(2);
     }
     BenchMain.quietLogging();
@@ -59,7 +64,7 @@ public final class BenchWorker {
     PrintStream replies = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
         StandardCharsets.UTF_8);
     System.setOut(System.err);
-    new BenchWorker(BenchTarget.parse(args[0]), replies).serve();
+    new BenchWorker(BenchTarget.parse(target), replies).serve();
   }
 
   private void serve() throws Exception {

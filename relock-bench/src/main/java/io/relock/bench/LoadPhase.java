@@ -1,5 +1,6 @@
 package io.relock.bench;
 
+import io.relock.spi.RedisUri;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -336,7 +337,8 @@ final class LoadPhase {
   }
 
   static String describe(Throwable e) {
-    String m = e.getClass().getSimpleName() + ": " + e.getMessage();
+    // Any implementation's message: a Redis URI in it must not show its password.
+    String m = e.getClass().getSimpleName() + ": " + RedisUri.redact(e.getMessage());
     return m.length() > 300 ? m.substring(0, 300) : m;
   }
 

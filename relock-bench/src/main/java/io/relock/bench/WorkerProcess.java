@@ -39,8 +39,9 @@ final class WorkerProcess implements AutoCloseable {
   }
 
   /**
-   * Starts a worker and waits until it is ready; {@code target} is where its clients connect (its
-   * only argument, see {@link BenchTarget}): one Redis URI, or a Sentinel or Cluster target.
+   * Starts a worker and waits until it is ready; {@code target} is where its clients connect (in
+   * its environment, see {@link BenchWorker#TARGET_VARIABLE} and {@link BenchTarget}): one Redis
+   * URI, or a Sentinel or Cluster target.
    */
   static WorkerProcess start(String name, BenchTarget target, Path log) {
     WorkerProcess w = launch(name, target, log);
@@ -78,8 +79,10 @@ final class WorkerProcess implements AutoCloseable {
         command.add(option.replace("{name}", name));
       }
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName(), target.spec()));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchWorker.class.getName()));
     ProcessBuilder pb = new ProcessBuilder(command);
+    // In the environment, not on the command line: a REDIS_URL's password stays out of the process list.
+    pb.environment().put(BenchWorker.TARGET_VARIABLE, target.spec());
     pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {
       return new WorkerProcess(pb.start(), name);

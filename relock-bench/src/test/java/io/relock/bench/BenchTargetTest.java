@@ -15,6 +15,8 @@ class BenchTargetTest {
     assertThat(t.topology()).isEqualTo(Topology.SINGLE);
     assertThat(t.uri()).isEqualTo("redis://:secret@10.0.0.1:6380/2");
     assertThat(BenchTarget.single(t.uri()).spec()).isEqualTo(t.spec());
+    assertThat(t).hasToString("redis://:***@10.0.0.1:6380/2");
+    assertThatThrownBy(t::masterName).hasMessageContaining("10.0.0.1").hasMessageNotContaining("secret");
   }
 
   @Test
@@ -46,8 +48,8 @@ class BenchTargetTest {
     assertThat(back.topology()).isEqualTo(Topology.REDLOCK);
     assertThat(back.nodeUris()).containsExactly("redis://127.0.0.1:7000", "redis://127.0.0.1:7001", "redis://127.0.0.1:7002");
     assertThatThrownBy(back::uri).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> BenchTarget.redlock(List.of("redis://:pw@127.0.0.1:7000")))
-        .hasMessageContaining("no credentials");
+    assertThatThrownBy(() -> BenchTarget.redlock(List.of("redis://:s3cret@127.0.0.1:7000")))
+        .hasMessageContaining("no credentials").hasMessageNotContaining("s3cret");
   }
 
   @Test

@@ -1,8 +1,8 @@
 package io.relock.cli;
 
 import io.relock.Relock;
+import io.relock.spi.RedisUri;
 import java.io.Console;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,15 +82,16 @@ final class RedisOptions {
     option("--prefix", () -> b.keyPrefix(prefix));
     option("--timeout", () -> b.commandTimeout(timeout).connectTimeout(timeout));
     if (sentinels != null) {
-      option("--sentinel", () -> b.sentinel(master, withCredentials(sentinels, login, password)));
+      option("--sentinel", () -> b.sentinel(master, withCredentials(remembered(sentinels), login, password)));
     } else if (cluster != null) {
-      option("--cluster", () -> b.cluster(withCredentials(cluster, login, password)));
+      option("--cluster", () -> b.cluster(withCredentials(remembered(cluster), login, password)));
     } else if (redlock != null) {
-      option("--redlock", () -> b.redlock(withCredentials(redlock, login, password)));
+      option("--redlock", () -> b.redlock(withCredentials(remembered(redlock), login, password)));
     } else {
       String target = uri != null ? uri : environment.getOrDefault("REDIS_URL", "");
       String from = uri != null ? "--uri" : target.isBlank() ? "the default URI" : "REDIS_URL";
       String chosen = target.isBlank() ? DEFAULT_URI : target;
+      remembered(List.of(chosen));
       option(from, () -> b.uri(withCredentials(chosen, login, password)));
     }
     return b;
@@ -130,21 +131,7 @@ final class RedisOptions {
     if (rest.substring(0, hostEnd).contains("@")) {
       return uri;
     }
-    return uri.substring(0, scheme + 3) + encode(login) + ":" + encode(password) + "@" + rest;
-  }
-
-  /** Percent-encodes all but RFC 3986's unreserved characters, as URI user info needs. */
-  static String encode(String text) {
-    StringBuilder out = new StringBuilder();
-    for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-      char c = (char) (b & 0xff);
-      if (Character.isLetterOrDigit(c) && c < 128 || "-._~".indexOf(c) >= 0) {
-        out.append(c);
-      } else {
-        out.append('%').append(String.format("%02X", b & 0xff));
-      }
-    }
-    return out.toString();
+    return uri.substring(0, scheme + 3) + RedisUri.encode(login) + ":" + RedisUri.encode(password) + "@" + rest;
   }
 
   private String password() {
@@ -157,10 +144,34 @@ final class RedisOptions {
       if (typed == null) {
         throw usage("no password given");
       }
-      return new String(typed);
+      String given = new String(typed);
+      GIVEN_PASSWORDS.add(given);
+      return given;
     }
     String fromEnv = environment.get("REDIS_PASSWORD");
-    return fromEnv == null || fromEnv.isEmpty() ? null : fromEnv;
+    if (fromEnv == null || fromEnv.isEmpty()) {
+      return null;
+    }
+    GIVEN_PASSWORDS.add(fromEnv);
+    return fromEnv;
+  }
+
+  /**
+   * The passwords this process was given apart from a URI (REDIS_PASSWORD, the prompt), and those
+   * in its URIs (--uri, REDIS_URL, ...): what {@link #redact} hides besides what looks like a
+   * URI's password.
+   */
+  private static final List<String> GIVEN_PASSWORDS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** {@code text}, for the terminal: every URI's password and every password this process was given hidden. */
+  static String redact(String text) {
+    return RedisUri.redact(text, GIVEN_PASSWORDS);
+  }
+
+  /** Remembers the password of each of {@code uris} for {@link #redact}; returns them. */
+  private static List<String> remembered(List<String> uris) {
+    uris.forEach(u -> GIVEN_PASSWORDS.add(RedisUri.passwordIn(u)));
+    return uris;
   }
 
   private CommandLine.ParameterException usage(String message) {

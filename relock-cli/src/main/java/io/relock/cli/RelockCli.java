@@ -65,7 +65,7 @@ public final class RelockCli implements Runnable {
         return ExitCode.USAGE;
       }
       if (e instanceof RelockException) {
-        System.err.println(prefix(commandLine) + oneLine(e));
+        System.err.println(prefix(commandLine) + RedisOptions.redact(oneLine(e)));
         return ExitCode.REDIS;
       }
       throw e;
@@ -75,7 +75,8 @@ public final class RelockCli implements Runnable {
 
   private static void usageError(CommandLine where, String message) {
     PrintWriter err = where.getErr();
-    err.println(prefix(where) + message + " (" + where.getCommandSpec().qualifiedName() + " --help shows usage)");
+    err.println(prefix(where) + RedisOptions.redact(message) + " (" + where.getCommandSpec().qualifiedName()
+        + " --help shows usage)");
     err.flush();
   }
 

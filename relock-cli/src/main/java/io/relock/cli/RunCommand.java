@@ -182,10 +182,12 @@ final class RunCommand implements Callable<Integer> {
     } catch (LockLostException e) {
       if (lost.compareAndSet(false, true)) {
         lostReason.compareAndSet(null, e.getMessage());
-        err.println("relock run: lost lock '" + name + "' before the command exited: " + lostReason.get());
+        err.println("relock run: lost lock '" + name + "' before the command exited: "
+            + RedisOptions.redact(lostReason.get()));
       }
     } catch (RelockException e) {
-      err.println("relock run: could not confirm the release of lock '" + name + "' (" + e.getMessage()
+      err.println("relock run: could not confirm the release of lock '" + name + "' ("
+          + RedisOptions.redact(e.getMessage())
           + "); Redis frees it within its lease");
     }
     if (verbose && !lost.get()) {
@@ -200,7 +202,8 @@ final class RunCommand implements Callable<Integer> {
     if (!p.isAlive()) {
       return;
     }
-    err.println("relock run: lost lock '" + name + "': " + reason + "; sending SIGTERM to the command (pid "
+    err.println("relock run: lost lock '" + name + "': " + RedisOptions.redact(reason)
+        + "; sending SIGTERM to the command (pid "
         + p.pid() + ")");
     p.destroy();
     try {
@@ -230,7 +233,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       held.close();
     } catch (RelockException e) {
-      err.println("relock run: could not release lock '" + name + "' (" + e.getMessage()
+      err.println("relock run: could not release lock '" + name + "' (" + RedisOptions.redact(e.getMessage())
           + "); Redis frees it within its lease");
     }
   }

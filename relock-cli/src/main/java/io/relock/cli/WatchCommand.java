@@ -91,7 +91,7 @@ final class WatchCommand implements Callable<Integer> {
             break;
           }
           if (!failing) {
-            System.err.println("relock watch: " + e.getMessage() + " (still trying)");
+            System.err.println("relock watch: " + RedisOptions.redact(e.getMessage()) + " (still trying)");
             failing = true;
           }
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.testkit.RedisExtension;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,15 +26,20 @@ class BadInputTest {
     throw new AssertionError("no total_connections_received in INFO stats");
   }
 
-  private static void rejected(String value, String... args) {
+  private static Cli rejected(String value, String... args) {
+    return rejected(Map.of(), value, args);
+  }
+
+  private static Cli rejected(Map<String, String> environment, String value, String... args) {
     long before = connectionsReceived();
-    Cli cli = Cli.run(args);
+    Cli cli = Cli.run(environment, args);
     assertThat(cli.exitCode()).as(cli.describe()).isEqualTo(ExitCode.USAGE);
     assertThat(cli.stderrLines()).as("one line naming " + value).singleElement().asString().contains(value)
         .startsWith("relock " + args[0] + ": ");
     assertThat(cli.stdout()).isEmpty();
     // One connection is this check's own INFO call.
     assertThat(connectionsReceived()).as("connections to Redis").isEqualTo(before + 1);
+    return cli;
   }
 
   @Test
@@ -53,6 +59,17 @@ class BadInputTest {
     rejected("redis-sentinel", "status", "--uri", "redis-sentinel://localhost:26379", "job");
     rejected("--redlock", "status", "--redlock", "redis://a:1,redis://b:1", "job");
     rejected("--master", "status", "--sentinel", "redis://a:26379", "job");
+  }
+
+  /** Once Lettuce's {@code For input string: "pw@localhost:6379"}, which showed a piece of the password. */
+  @Test
+  void aRawReservedCharacterInAPassword_isRejected_sayingToPercentEncodeIt_withoutShowingThePassword() {
+    Cli fromOption = rejected("must be percent-encoded", "status", "--uri", "redis://weak:We4k/pw@localhost:6379", "job");
+    assertThat(fromOption.stderr()).contains("'redis://weak:***@localhost:6379'").doesNotContain("We4k")
+        .doesNotContain("pw@");
+    Cli fromEnvironment = rejected(Map.of("REDIS_URL", "redis://weak:We4k#pw@localhost:6379"), "must be percent-encoded",
+        "status", "job");
+    assertThat(fromEnvironment.stderr()).doesNotContain("We4k").doesNotContain("pw@");
   }
 
   @Test

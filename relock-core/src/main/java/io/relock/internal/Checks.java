@@ -1,5 +1,6 @@
 package io.relock.internal;
 
+import io.relock.spi.RedisUri;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -72,13 +73,15 @@ public final class Checks {
     return d;
   }
 
-  public static String redisUri(String uri) {
+  /**
+   * A {@code redis://} or {@code rediss://} URI, parsed.
+   *
+   * @throws IllegalArgumentException if {@link RedisUri} cannot read it; the message names it,
+   *     password hidden
+   */
+  public static RedisUri redisUri(String uri) {
     Objects.requireNonNull(uri, "redisUri must not be null");
-    if (!(uri.startsWith("redis://") || uri.startsWith("rediss://"))) {
-      throw new IllegalArgumentException(
-          "redisUri must start with redis:// or rediss://, was '" + Uris.redact(uri) + "'");
-    }
-    return uri;
+    return RedisUri.parse(uri);
   }
 
   private static String abbreviate(String s) {

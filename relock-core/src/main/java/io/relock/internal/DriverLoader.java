@@ -32,7 +32,7 @@ public final class DriverLoader {
       throw e;
     } catch (RuntimeException e) {
       throw new RelockException("could not connect to " + target + " with the "
-          + factory.name() + " driver: " + Uris.redact(String.valueOf(e.getMessage())), e);
+          + factory.name() + " driver: " + target.redact(String.valueOf(e.getMessage())), e);
     }
   }
 

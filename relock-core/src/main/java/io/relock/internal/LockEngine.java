@@ -4,6 +4,7 @@ import io.relock.LockLostException;
 import io.relock.LockObserver;
 import io.relock.RelockException;
 import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisUri;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,11 +98,15 @@ public final class LockEngine {
   /** The subscription to {@link #channel}, which a slow Redis may confirm after start returned. */
   private NotificationSubscription notifications;
 
-  private LockEngine(RedisDriver driver, RelockSettings settings, String where) {
+  /** Hides passwords in the text of the driver's exceptions before it reaches a message or a log line. */
+  private final UnaryOperator<String> redaction;
+
+  private LockEngine(RedisDriver driver, RelockSettings settings, String where, UnaryOperator<String> redaction) {
     this.driver = driver;
+    this.redaction = redaction;
     this.settings = settings;
     this.releaseWait = settings.commandTimeout().multipliedBy(2).plusSeconds(1);
-    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where, listeners);
+    this.scripts = new ScriptRunner(driver, settings.commandTimeout(), where, redaction, listeners);
     this.fenceRetention = Long.toString(settings.fenceRetention().toMillis());
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
@@ -134,13 +140,24 @@ public final class LockEngine {
    *     passwords hidden), or null
    */
   public static LockEngine start(RedisDriver driver, RelockSettings settings, String where) {
-    LockEngine engine = new LockEngine(driver, settings, where);
+    return start(driver, settings, where, RedisUri::redact);
+  }
+
+  /**
+   * As {@link #start(RedisDriver, RelockSettings, String)}, hiding passwords in the text of the
+   * driver's exceptions with {@code redaction} (see {@link io.relock.spi.RedisTarget#redact}).
+   *
+   * @param redaction turns a driver's text into one fit for messages and logs
+   */
+  public static LockEngine start(RedisDriver driver, RelockSettings settings, String where,
+      UnaryOperator<String> redaction) {
+    LockEngine engine = new LockEngine(driver, settings, where, redaction);
     // The server check's script call goes out now and is judged after the subscription is confirmed.
     CompletableFuture<List<Object>> serverInfo = ServerCheck.read(engine.scripts);
     // Before subscribing: a driver that confirms the subscription only after a reconnect says so this way.
     driver.onReconnect(engine::reconnected);
     NotificationSubscription notifications = new NotificationSubscription(engine, driver, engine.channel,
-        engine::onNotification, settings.connectTimeout(), engine::reconnected);
+        engine::onNotification, settings.connectTimeout(), engine::reconnected, where, redaction);
     engine.notifications = notifications;
     try {
       if (engine.sharded) {
@@ -314,7 +331,7 @@ public final class LockEngine {
     }
     subscribed.whenComplete((v, e) -> {
       if (e != null) {
-        log.warn("could not subscribe to {}: {}; waiters re-check on their timers", ch, e.getMessage());
+        log.warn("could not subscribe to {}: {}; waiters re-check on their timers", ch, redaction.apply(e.getMessage()));
       }
       LockState now = states.get(state.stateKey);
       if (now != null) {
@@ -330,7 +347,7 @@ public final class LockEngine {
       if (left == null) {
         driver.unsubscribeSharded(ch).whenComplete((v, e) -> {
           if (e != null) {
-            log.debug("could not unsubscribe from {}: {}", ch, e.getMessage());
+            log.debug("could not unsubscribe from {}: {}", ch, redaction.apply(e.getMessage()));
           }
         });
       }

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +35,18 @@ final class NotificationSubscription {
   private final Duration wait;
   /** What to run once a subscription made in the background holds: waiters re-check. */
   private final Runnable heldAtLast;
+  /** Where the client connects, for messages (passwords hidden); may be null. */
+  private final String where;
+  /** Hides passwords in the text of the driver's exceptions. */
+  private final UnaryOperator<String> redaction;
   private volatile boolean subscribed;
   /** Whether the client went on without the subscription: once it holds, waiters re-check. */
   private volatile boolean late;
 
   NotificationSubscription(LockEngine engine, RedisDriver driver, String channel, Consumer<String> listener,
-      Duration wait, Runnable heldAtLast) {
+      Duration wait, Runnable heldAtLast, String where, UnaryOperator<String> redaction) {
+    this.where = where;
+    this.redaction = redaction;
     this.engine = engine;
     this.driver = driver;
     this.channel = channel;
@@ -67,11 +74,11 @@ final class NotificationSubscription {
       Throwable cause = LockEngine.unchecked(e.getCause());
       if (!ScriptRunner.isTransient(cause)) {
         // The cause's text says why (NOPERM for a channel the user's ACL does not allow).
-        throw new RelockException("could not subscribe to notification channel " + channel + ": "
-            + Uris.redact(String.valueOf(cause.getMessage())), e);
+        throw new RelockException("could not subscribe to notification channel " + channel
+            + (where == null ? "" : " (" + where + ")") + ": " + redaction.apply(String.valueOf(cause.getMessage())), e);
       }
       log.warn("Redis did not confirm the subscription to {} ({}); trying again in the background, waiters re-check"
-          + " at their recheck interval meanwhile", channel, Uris.redact(String.valueOf(cause.getMessage())));
+          + " at their recheck interval meanwhile", channel, redaction.apply(String.valueOf(cause.getMessage())));
       late = true;
       retryLater(0);
     } catch (TimeoutException e) {
@@ -121,11 +128,11 @@ final class NotificationSubscription {
     }
     Throwable cause = LockEngine.unchecked(error);
     if (ScriptRunner.isTransient(cause)) {
-      log.debug("subscribing to {} failed again: {}", channel, cause.getMessage());
+      log.debug("subscribing to {} failed again: {}", channel, redaction.apply(String.valueOf(cause.getMessage())));
       retryLater(failures);
     } else {
       log.error("Redis refused the subscription to {}: {}; nothing on it is heard (waiters re-check at their recheck"
-          + " interval, renewals find forced unlocks)", channel, Uris.redact(String.valueOf(cause.getMessage())));
+          + " interval, renewals find forced unlocks)", channel, redaction.apply(String.valueOf(cause.getMessage())));
     }
   }
 

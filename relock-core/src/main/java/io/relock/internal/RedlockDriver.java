@@ -2,6 +2,7 @@ package io.relock.internal;
 
 import io.relock.RelockException;
 import io.relock.spi.RedisDriver;
+import io.relock.spi.RedisUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -289,9 +290,7 @@ final class RedlockDriver implements RedisDriver {
       }
       if (ok + unknown >= majority) {
         // The hold may still be on a majority (a master that has it did not answer): not a loss.
-        throw new RedlockUnavailableException("could not re-enter " + keys.get(0) + " on a majority of Redlock nodes: "
-            + String.join("; ", answers.stream().filter(a -> a.error() != null)
-                .map(a -> a.node().name() + ": " + message(a.error())).toList()));
+        throw withoutMajority("to re-enter " + keys.get(0), answers, errors(answers));
       }
       requireMajorityAnswered(answers, keys, ok);
       return List.<Object>of(-2L, 0L, 0L);
@@ -408,18 +407,52 @@ final class RedlockDriver implements RedisDriver {
       }
     }
     if (usable < majority) {
+      RuntimeException failure = withoutMajority("for " + keys.get(0), answers, why);
+      if (failure instanceof RefusedException) {
+        throw failure;
+      }
       throw new RedlockUnavailableException("only " + usable + " of " + nodes.size() + " Redlock nodes could take part"
           + " (a majority is " + majority + ") for " + keys.get(0) + ": " + String.join("; ", why));
     }
   }
 
-  /** What went wrong at the bottom (the node runner's message already names the node and lock). */
+  /**
+   * What went wrong on one node: an error reply as the node's runner explained it (with the
+   * permission the node's script lacks, for an ACL refusal), else what went wrong at the bottom
+   * (the node runner's message already names the node and lock). Passwords are hidden: the
+   * runner's redaction already ran over a refusal, and this one runs over the rest.
+   */
   private static String message(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ScriptRunner.Rejected r) {
+        return r.detail();
+      }
+    }
     Throwable t = e;
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
-    return Uris.redact(t instanceof java.util.concurrent.TimeoutException ? "no answer in time" : String.valueOf(t.getMessage()));
+    return RedisUri.redact(t instanceof java.util.concurrent.TimeoutException ? "no answer in time"
+        : String.valueOf(t.getMessage()));
+  }
+
+  /**
+   * Why fewer than a majority of nodes could take part in a call about {@code key}, as the
+   * exception to fail it with: {@link RefusedException} when the nodes that answered with an
+   * error reply (an ACL refusal, a script error) are so many that no majority is possible without
+   * them, so that the caller is told Redis refused rather than asked to try again; else {@link
+   * RedlockUnavailableException}, which passes.
+   */
+  private RuntimeException withoutMajority(String what, List<Answer> answers, List<String> why) {
+    List<String> refusals = answers.stream().filter(a -> refused(a.error()))
+        .map(a -> a.node().name() + ": " + message(a.error())).toList();
+    int refused = refusals.size();
+    if (nodes.size() - refused < majority) {
+      return new RefusedException(refused + " of " + nodes.size() + " Redlock masters refused the call (a majority is "
+          + majority + ") " + what + ": " + String.join("; ", refusals));
+    }
+    return new RedlockUnavailableException("could not reach a majority of Redlock nodes " + what
+        + (why.isEmpty() ? "" : ": " + String.join("; ", why)));
   }
 
   /** Releases the lock for {@code owner} on every node that may have it: granted, or unknown. */
@@ -441,9 +474,10 @@ final class RedlockDriver implements RedisDriver {
         // The owner may still hold a majority: let the engine try again. (A minority not reached
         // may keep a grant to the withdrawn owner until its lease ends: it holds nobody up, since
         // the majority that answered is free of it.)
-        throw new RedlockUnavailableException("could not reach a majority of Redlock nodes to withdraw " + keys.get(0) + ": "
-            + String.join("; ", answers.stream().filter(a -> a.error() != null)
-                .map(a -> a.node().name() + ": " + message(a.error())).toList()));
+        RuntimeException failure = withoutMajority("to withdraw " + keys.get(0), answers, errors(answers));
+        throw failure instanceof RefusedException ? failure : new RedlockUnavailableException(
+            "could not reach a majority of Redlock nodes to withdraw " + keys.get(0) + ": "
+                + String.join("; ", errors(answers)));
       }
       return null;
     });
@@ -533,9 +567,7 @@ final class RedlockDriver implements RedisDriver {
         return List.<Object>of(1L, Math.max(1, count));
       }
       if (released + unknown >= majority) {
-        throw new RedlockUnavailableException("could not release " + keys.get(0) + " on a majority of Redlock nodes: "
-            + String.join("; ", answers.stream().filter(a -> a.error() != null)
-                .map(a -> a.node().name() + ": " + message(a.error())).toList()));
+        throw withoutMajority("to release " + keys.get(0), answers, errors(answers));
       }
       return List.<Object>of(other ? 0L : -1L, 0L); // lost on a majority
     });
@@ -583,6 +615,10 @@ final class RedlockDriver implements RedisDriver {
       if (released.size() >= majority) {
         releasedSoFar.remove(id);
         return List.<Object>of(2L, 0L);
+      }
+      RuntimeException refusal = withoutMajority("to release " + keys.get(0), answers, List.of());
+      if (refusal instanceof RefusedException) {
+        throw refusal;
       }
       if (released.size() + mayHaveRun + unsent >= majority) {
         remember(id, released);
@@ -667,9 +703,10 @@ final class RedlockDriver implements RedisDriver {
             }
           }
           if (answered < majority) {
-            throw new RedlockUnavailableException("only " + answered + " of " + nodes.size()
-                + " Redlock nodes answered for " + keys.get(0) + ": " + String.join("; ", answers.stream()
-                    .filter(a -> a.error() != null).map(a -> a.node().name() + ": " + message(a.error())).toList()));
+            RuntimeException failure = withoutMajority("to inspect " + keys.get(0), answers, errors(answers));
+            throw failure instanceof RefusedException ? failure : new RedlockUnavailableException("only " + answered
+                + " of " + nodes.size() + " Redlock nodes answered for " + keys.get(0) + ": "
+                + String.join("; ", errors(answers)));
           }
           return List.<Object>of("", 0L, 0L, -2L, 0L, 0L);
         });
@@ -838,6 +875,36 @@ final class RedlockDriver implements RedisDriver {
   private static CompletableFuture<List<Answer>> all(List<CompletableFuture<Answer>> each) {
     return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
         .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** Whether {@code error} is an error reply that trying again would not change (not LOADING, BUSY, ...). */
+  private static boolean refused(Throwable error) {
+    if (error == null || ScriptRunner.isTransient(error)) {
+      return false;
+    }
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof io.relock.spi.RedisReplyException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Each node that failed, and why: {@code <node>: <why>}. */
+  private static List<String> errors(List<Answer> answers) {
+    return answers.stream().filter(a -> a.error() != null).map(a -> a.node().name() + ": " + message(a.error())).toList();
+  }
+
+  /**
+   * So many nodes answered a call with an error reply (an ACL refusal, say) that no majority is
+   * possible: not transient, and the engine reports it as Redis's refusal, node by node.
+   */
+  static final class RefusedException extends io.relock.spi.RedisReplyException {
+    private static final long serialVersionUID = 1L;
+
+    RefusedException(String message) {
+      super(message);
+    }
   }
 
   /** Fewer than a majority of nodes could take part; transient: the engine tries again within its wait. */

@@ -4,6 +4,7 @@ import io.relock.RelockException;
 import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisReplyException;
+import io.relock.spi.RedisUri;
 import io.relock.spi.ReplicatedReply;
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs scripts by SHA through the driver: loads a script that Redis does not know (after SCRIPT
@@ -26,16 +28,29 @@ final class ScriptRunner {
 
   /** Who hears about each call; null for a Redlock master's own runner (its engine's runner reports the call). */
   private final Listeners listeners;
+  /** Hides passwords in the text of the driver's exceptions (see {@link io.relock.spi.RedisTarget#redact}). */
+  private final UnaryOperator<String> redaction;
 
   ScriptRunner(RedisDriver driver, Duration timeout, String where) {
-    this(driver, timeout, where, null);
+    this(driver, timeout, where, RedisUri::redact);
   }
 
-  ScriptRunner(RedisDriver driver, Duration timeout, String where, Listeners listeners) {
+  ScriptRunner(RedisDriver driver, Duration timeout, String where, UnaryOperator<String> redaction) {
+    this(driver, timeout, where, redaction, null);
+  }
+
+  /**
+   * @param where what the driver connects to, passwords hidden, for messages; or null
+   * @param redaction hides passwords in the text of the driver's exceptions
+   * @param listeners who hears about each call; null for none
+   */
+  ScriptRunner(RedisDriver driver, Duration timeout, String where, UnaryOperator<String> redaction,
+      Listeners listeners) {
     this.listeners = listeners;
     this.driver = driver;
     this.timeout = timeout;
     this.on = where == null ? "" : " (" + where + ")";
+    this.redaction = redaction;
   }
 
   /**
@@ -188,24 +203,49 @@ final class ScriptRunner {
     return t;
   }
 
+  /**
+   * The failure of a call of {@code script} as a {@link RelockException} naming the lock, the key
+   * and the topology: an error reply as Redis's refusal (with the permission it lacks, if it is
+   * one), a timeout, or anything else as Redis unreachable. The driver's text passes through the
+   * redaction first.
+   */
   private RelockException translate(Throwable cause, LuaScript script, List<String> keys, String what) {
     if (cause instanceof RelockException r) {
       return r;
     }
     String key = (keys.isEmpty() ? "" : " (key " + keys.get(0) + ")") + on;
+    String text = redaction.apply(String.valueOf(cause.getMessage()));
     if (cause instanceof RedisReplyException) {
-      String kind = wrongKind(cause.getMessage());
+      String kind = wrongKind(text);
       if (kind != null) {
         return new RelockException("lock '" + what + "'" + key + ": " + kind, cause);
       }
-      return new RelockException("Redis rejected " + script + " for lock '" + what + "'" + key + ": "
-          + cause.getMessage() + PermissionDenial.explain(script, cause.getMessage()), cause);
+      // A Redlock refusal's text already says, node by node, what each refused.
+      String detail = text
+          + (cause instanceof RedlockDriver.RefusedException ? "" : PermissionDenial.explain(script, text));
+      return new Rejected("Redis rejected " + script + " for lock '" + what + "'" + key + ": " + detail, detail, cause);
     }
     if (cause instanceof TimeoutException) {
       return new RelockException("Redis did not answer " + script + " for lock '" + what + "'" + key
           + " within " + timeout, cause);
     }
     return new RelockException("Redis unreachable running " + script + " for lock '" + what + "'" + key
-        + ": " + Uris.redact(String.valueOf(cause.getMessage())), cause);
+        + ": " + text, cause);
+  }
+
+  /** Redis answered a call with an error reply: {@link #detail} is that reply, and what it means. */
+  static final class Rejected extends RelockException {
+    private static final long serialVersionUID = 1L;
+    private final String detail;
+
+    Rejected(String message, String detail, Throwable cause) {
+      super(message, cause);
+      this.detail = detail;
+    }
+
+    /** The reply (passwords hidden), and the permission it says is missing, if it is a refusal for the ACL. */
+    String detail() {
+      return detail;
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.relock.internal;
 
 import io.relock.spi.RedisTarget;
+import io.relock.spi.RedisUri;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,12 +12,9 @@ import java.util.Objects;
 /**
  * Checks the node lists given to {@code Relock.Builder}'s topology setters, and reads Lettuce's
  * {@code redis-sentinel://} URI form. Every mistake is an {@link IllegalArgumentException} that
- * names the value (passwords hidden).
+ * names the value (passwords hidden, see {@link RedisUri}).
  */
 public final class Topologies {
-  static final int DEFAULT_PORT = 6379;
-  static final int DEFAULT_SENTINEL_PORT = 26379;
-
   private Topologies() {}
 
   /** Whether {@code uri} is in the {@code redis-sentinel://} (or {@code rediss-sentinel://}) form. */
@@ -25,73 +23,18 @@ public final class Topologies {
   }
 
   /**
-   * Reads {@code redis-sentinel://[[user:]password@]host1[:port1][,host2[:port2]...][/database][?query]#masterName}
-   * (sentinel ports default to 26379; {@code rediss-sentinel://} for TLS; the master name may also
-   * come as {@code ?sentinelMasterId=name}). Credentials, database, TLS and query apply to every
-   * sentinel and to the primary.
+   * Reads Lettuce's {@code redis-sentinel://} form (see {@link RedisTarget#fromSentinelUri}), and
+   * checks its sentinels as {@link #nodes} does.
    */
   public static RedisTarget parseSentinelUri(String uri) {
     Objects.requireNonNull(uri, "redisUri must not be null");
-    String shown = Uris.redact(uri);
-    boolean tls = uri.startsWith("rediss-sentinel://");
-    if (!tls && !uri.startsWith("redis-sentinel://")) {
-      throw new IllegalArgumentException("not a redis-sentinel:// URI: '" + shown + "'");
-    }
-    String rest = uri.substring(uri.indexOf("://") + 3);
-    String master = null;
-    int hash = rest.indexOf('#');
-    if (hash >= 0) {
-      master = rest.substring(hash + 1);
-      rest = rest.substring(0, hash);
-    }
-    String query = "";
-    int q = rest.indexOf('?');
-    if (q >= 0) {
-      query = rest.substring(q);
-      rest = rest.substring(0, q);
-      List<String> kept = new ArrayList<>();
-      for (String pair : query.substring(1).split("&")) {
-        if (pair.startsWith("sentinelMasterId=")) {
-          master = master != null ? master : pair.substring("sentinelMasterId=".length());
-        } else if (!pair.isEmpty()) {
-          kept.add(pair);
-        }
-      }
-      query = kept.isEmpty() ? "" : "?" + String.join("&", kept);
-    }
-    String database = "";
-    int slash = rest.indexOf('/');
-    if (slash >= 0) {
-      database = rest.substring(slash);
-      rest = rest.substring(0, slash);
-    }
-    String userInfo = "";
-    int at = rest.lastIndexOf('@');
-    if (at >= 0) {
-      userInfo = rest.substring(0, at + 1);
-      rest = rest.substring(at + 1);
-    }
-    if (master == null || master.isBlank()) {
-      throw new IllegalArgumentException("redis-sentinel URI '" + shown
-          + "' names no master: add #masterName at its end");
-    }
-    if (rest.isEmpty()) {
-      throw new IllegalArgumentException("redis-sentinel URI '" + shown + "' names no sentinel");
-    }
-    List<String> sentinels = new ArrayList<>();
-    for (String hostPort : rest.split(",", -1)) {
-      if (hostPort.isEmpty()) {
-        throw new IllegalArgumentException("redis-sentinel URI '" + shown + "' has an empty sentinel address");
-      }
-      String withPort = hostPort.matches(".*:\\d+$") ? hostPort : hostPort + ":" + DEFAULT_SENTINEL_PORT;
-      sentinels.add((tls ? "rediss://" : "redis://") + userInfo + withPort + database + query);
-    }
-    return RedisTarget.sentinel(master, nodes("sentinel", sentinels.toArray(new String[0]), 1));
+    RedisTarget parsed = RedisTarget.fromSentinelUri(uri);
+    return RedisTarget.sentinel(parsed.masterName(), nodes("sentinel", parsed.nodes().toArray(new String[0]), 1));
   }
 
   /**
-   * Checks a node list: at least {@code min} {@code redis://} or {@code rediss://} URIs, none
-   * null, no server twice.
+   * Checks a node list: at least {@code min} {@code redis://} or {@code rediss://} URIs that
+   * {@link RedisUri} reads, none null, no server twice.
    *
    * @param what the setter, for messages ({@code "cluster"})
    */
@@ -101,43 +44,29 @@ public final class Topologies {
       throw new IllegalArgumentException(what + "(...) needs at least " + min + " node URI"
           + (min == 1 ? "" : "s") + ", got " + uris.length);
     }
-    Map<String, String> seen = new HashMap<>();
+    Map<String, RedisUri> seen = new HashMap<>();
     List<String> checked = new ArrayList<>(uris.length);
     for (String uri : uris) {
       Objects.requireNonNull(uri, what + " node URI must not be null");
       if (isSentinelUri(uri)) {
         throw new IllegalArgumentException(what + "(...) takes redis:// or rediss:// node URIs; '"
-            + Uris.redact(uri) + "' is a Sentinel URI: pass it to uri(...), or its sentinels to sentinel(...)");
+            + RedisUri.redact(uri) + "' is a Sentinel URI: pass it to uri(...), or its sentinels to sentinel(...)");
       }
-      Checks.redisUri(uri);
-      String server = server(uri, "sentinel".equals(what) ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT);
-      String earlier = seen.putIfAbsent(server, uri);
+      RedisUri parsed = Checks.redisUri(uri);
+      String server = server(parsed);
+      RedisUri earlier = seen.putIfAbsent(server, parsed);
       if (earlier != null) {
-        throw new IllegalArgumentException(what + "(...) names " + server + " twice: '" + Uris.redact(earlier)
-            + "' and '" + Uris.redact(uri) + "'");
+        throw new IllegalArgumentException(what + "(...) names " + server + " twice: '" + earlier
+            + "' and '" + parsed + "'");
       }
       checked.add(uri);
     }
     return List.copyOf(checked);
   }
 
-  /** {@code host:port} of a {@code redis://} URI, host in lower case, the default port filled in. */
-  static String server(String uri, int defaultPort) {
-    String rest = uri.substring(uri.indexOf("://") + 3);
-    int end = rest.length();
-    for (char c : new char[] {'/', '?', '#'}) {
-      int i = rest.indexOf(c);
-      if (i >= 0) {
-        end = Math.min(end, i);
-      }
-    }
-    rest = rest.substring(0, end);
-    rest = rest.substring(rest.lastIndexOf('@') + 1);
-    if (rest.isEmpty()) {
-      throw new IllegalArgumentException("node URI '" + Uris.redact(uri) + "' names no host");
-    }
-    boolean hasPort = rest.startsWith("[") ? rest.contains("]:") : rest.contains(":");
-    return (hasPort ? rest : rest + ":" + defaultPort).toLowerCase(Locale.ROOT);
+  /** {@code host:port} of a {@code redis://} URI as the drivers connect to it, host in lower case. */
+  static String server(RedisUri uri) {
+    return uri.hostAndPort().toLowerCase(Locale.ROOT);
   }
 
   /** The master name for {@code sentinel(...)}: not blank, no whitespace. */
@@ -155,7 +84,7 @@ public final class Topologies {
     if (nodes.size() % 2 == 0) {
       throw new IllegalArgumentException("redlock(...) needs an odd number of masters (a majority of an even "
           + "number tolerates no more failures than one node fewer), got " + nodes.size() + ": "
-          + nodes.stream().map(Uris::redact).toList());
+          + nodes.stream().map(RedisUri::parse).toList());
     }
     return nodes;
   }
@@ -179,7 +108,12 @@ public final class Topologies {
 
   /** How error messages name a Redlock client's masters (passwords hidden). */
   public static String describeRedlock(List<String> nodes) {
-    return "redlock " + Uris.redact(nodes.toString());
+    return "redlock " + nodes.stream().map(RedisUri::parse).toList();
+  }
+
+  /** Every password of a Redlock client's masters, for {@link RedisUri#redact(String, java.util.Collection)}. */
+  public static List<String> redlockPasswords(List<String> nodes) {
+    return nodes.stream().map(RedisUri::parse).map(RedisUri::password).filter(Objects::nonNull).toList();
   }
 
   /**
@@ -197,19 +131,21 @@ public final class Topologies {
     RelockSettings nodeSettings = perNode.freeze();
     List<RedlockDriver.Node> connected = new ArrayList<>();
     List<String> failed = new ArrayList<>();
+    List<String> passwords = redlockPasswords(nodes);
     for (String uri : nodes) {
-      String name = Uris.redact(uri);
+      String name = RedisUri.parse(uri).toString();
       java.util.function.Supplier<io.relock.spi.RedisDriver> connect =
           () -> DriverLoader.connect(io.relock.spi.RedisTarget.single(uri), nodeSettings);
       io.relock.spi.RedisDriver d;
       try {
         d = connect.get();
       } catch (io.relock.RelockException e) {
-        String why = Uris.redact(String.valueOf(e.getMessage()));
+        String why = RedisUri.redact(String.valueOf(e.getMessage()), passwords);
         failed.add(name + ": " + why);
         d = new LateDriver(name, connect, why);
       }
-      connected.add(new RedlockDriver.Node(name, d, new ScriptRunner(d, nodeSettings.commandTimeout(), name)));
+      connected.add(new RedlockDriver.Node(name, d,
+          new ScriptRunner(d, nodeSettings.commandTimeout(), name, text -> RedisUri.redact(text, passwords))));
     }
     if (failed.size() > nodes.size() / 2) {
       connected.forEach(n -> n.driver().close());

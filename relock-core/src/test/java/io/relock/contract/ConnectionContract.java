@@ -78,6 +78,20 @@ public abstract class ConnectionContract {
     }
   }
 
+  /** Once: {@code For input string: "pw@127.0.0.1:33533"} on Lettuce, and a silent misreading on Jedis. */
+  @Test
+  void aRawReservedCharacterInThePassword_failsSayingToPercentEncodeIt_withoutShowingThePassword() {
+    for (String raw : new String[] {"We4k/pw", "We4k#pw", "We4k?pw", "We4k@pw", "We4k pw"}) {
+      Throwable thrown = catchThrowable(() -> Relock.connect("redis://weak:" + raw + "@127.0.0.1:33533"));
+      assertThat(thrown).as(raw).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("invalid Redis URI 'redis://weak:***@127.0.0.1:33533'")
+          .hasMessageContaining("%");
+      for (Throwable t = thrown; t != null; t = t.getCause()) {
+        assertThat(String.valueOf(t.getMessage())).as(raw).doesNotContain("We4k").doesNotContain("pw@");
+      }
+    }
+  }
+
   @Test
   void nothingListening_failsWithRelockExceptionWithinTheConnectTimeout() throws Exception {
     int port;

@@ -10,6 +10,7 @@ import io.relock.demo.load.ServiceFleet;
 import io.relock.demo.load.LoadRun;
 import io.relock.demo.load.Outcome;
 import io.relock.demo.load.StrategyReport;
+import io.relock.spi.RedisUri;
 import io.relock.testkit.RedisServer;
 import java.io.PrintStream;
 import java.net.URI;
@@ -96,7 +97,10 @@ public final class DemoMain implements Callable<Integer> {
         out.println("redis: embedded redis-server on port " + embedded.port() + " (set REDIS_URL to use your own)");
       } else {
         redisUri = redisUrl;
-        out.println("redis: REDIS_URL (" + redactPassword(redisUrl) + ")");
+        // Fails here, with relock's message (the password hidden), rather than in a client library
+        // that may quote a piece of the password.
+        RedisUri.parse(redisUrl);
+        out.println("redis: REDIS_URL (" + RedisUri.redact(redisUrl) + ")");
       }
       out.printf(
           "sale: stock %d, %d requests per strategy at concurrency %d over %d service processes, %d ms of"
@@ -264,9 +268,5 @@ public final class DemoMain implements Callable<Integer> {
     if (value < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), option + " must be at least 1, got " + value);
     }
-  }
-
-  private static String redactPassword(String uri) {
-    return uri.replaceAll("//[^@/]*@", "//***@");
   }
 }

@@ -14,10 +14,12 @@ class TopologiesTest {
 
   @Test
   void eachTopology_isOneBuilderCall_checkedWhenItIsMade() {
+    String primaryPassword = "s3cret";
     // snippet:topology-builders
     Relock.Builder single = Relock.builder().uri("redis://redis.internal:6379");
     Relock.Builder behindSentinel = Relock.builder()
-        .sentinel("mymaster", "redis://s1:26379", "redis://s2:26379", "redis://s3:26379");
+        .sentinel("mymaster", "redis://s1:26379", "redis://s2:26379", "redis://s3:26379")
+        .sentinelPrimaryCredentials("app", primaryPassword);              // if the primary's login is not the sentinels'
     Relock.Builder sameInOneUri = Relock.builder()
         .uri("redis-sentinel://s1:26379,s2:26379,s3:26379#mymaster");     // Lettuce's URI form
     Relock.Builder cluster = Relock.builder()

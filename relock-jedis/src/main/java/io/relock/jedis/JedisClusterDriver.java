@@ -5,6 +5,7 @@ import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisReplyException;
 import io.relock.spi.RedisTarget;
+import io.relock.spi.RedisUri;
 import io.relock.spi.ReplicatedReply;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,17 +150,17 @@ public final class JedisClusterDriver implements RedisDriver {
     List<RedisUri> uris = target.nodes().stream().map(RedisUri::parse).toList();
     Set<HostAndPort> seeds = new LinkedHashSet<>();
     for (RedisUri uri : uris) {
-      if (uri.database != 0) {
-        throw new IllegalArgumentException("a Redis Cluster has only database 0, not " + uri.database + " (" + uri + ")");
+      if (uri.database() != 0) {
+        throw new IllegalArgumentException("a Redis Cluster has only database 0, not " + uri.database() + " (" + uri + ")");
       }
-      if (uri.tls && uri.verifyPeer == RedisUri.PeerVerification.NONE) {
+      if (uri.tls() && uri.verifyPeer() == RedisUri.PeerVerification.NONE) {
         log.warn("TLS to {} does not verify the server's certificate (verifyPeer=NONE): the connection is "
-            + "encrypted, but anyone on the network path can pose as the server", uri.endpoint());
+            + "encrypted, but anyone on the network path can pose as the server", uri.hostAndPort());
       }
-      seeds.add(uri.endpoint());
+      seeds.add(JedisClientConfigs.endpoint(uri));
     }
     String where = "cluster " + uris;
-    JedisClientConfig config = uris.get(0).clientConfig(settings);
+    JedisClientConfig config = JedisClientConfigs.client(uris.get(0), settings);
     int connections = JedisDriver.DEFAULT_CONNECTIONS;
     ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
     poolConfig.setMaxTotal(connections);

@@ -5,6 +5,7 @@ import io.relock.spi.RedisDriver;
 import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisReplyException;
 import io.relock.spi.RedisTarget;
+import io.relock.spi.RedisUri;
 import io.relock.spi.ReplicatedReply;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -114,14 +115,16 @@ public final class JedisDriver implements RedisDriver {
    * @param uri the server's URI, in the form above
    * @param settings the connect and command timeouts, and the name to give the connections
    * @return the connected driver, its server answered
-   * @throws IllegalArgumentException if the URI is malformed (the message never shows the password)
+   * @throws IllegalArgumentException if the URI is not one {@link RedisUri} reads (the message
+   *     never shows the password)
    * @throws redis.clients.jedis.exceptions.JedisException if Redis cannot be reached or refuses the
    *     credentials
    */
   public static JedisDriver connect(String uri, DriverSettings settings) {
     RedisUri parsed = RedisUri.parse(uri);
     warnIfUnverified(parsed);
-    return start(parsed.endpoint(), null, parsed.clientConfig(settings), DEFAULT_CONNECTIONS, parsed.toString());
+    return start(JedisClientConfigs.endpoint(parsed), null, JedisClientConfigs.client(parsed, settings),
+        DEFAULT_CONNECTIONS, parsed.toString());
   }
 
   /**
@@ -132,9 +135,10 @@ public final class JedisDriver implements RedisDriver {
    * <p>Behind Sentinel, each connection the driver opens (to the pool, or for notifications when it
    * reconnects) goes to the primary that the sentinels name at that moment: {@code SENTINEL
    * GET-MASTER-ADDR-BY-NAME masterName}, asked of the sentinels in the order given, the first that
-   * answers deciding. Each sentinel URI's credentials and TLS settings apply to that sentinel; those
-   * of the first sentinel URI, and its database, apply to the primary (in the {@code
-   * redis-sentinel://} form they are all the same). After a failover the driver follows the new
+   * answers deciding. Each sentinel URI's credentials and TLS settings apply to that sentinel; the
+   * first sentinel URI's TLS settings and database apply to the primary, and so do its credentials
+   * unless the target has {@link RedisTarget#primaryCredentials() primary credentials} of its own
+   * (in the {@code redis-sentinel://} form all sentinels share one set). After a failover the driver follows the new
    * primary as the class description says. Checks the primary with a PING before returning.
    *
    * @param target a {@link RedisTarget.Kind#SINGLE SINGLE} or {@link RedisTarget.Kind#SENTINEL
@@ -161,10 +165,14 @@ public final class JedisDriver implements RedisDriver {
         List<SentinelPrimary.Sentinel> sentinels = new ArrayList<>(uris.size());
         for (RedisUri uri : uris) {
           warnIfUnverified(uri);
-          sentinels.add(new SentinelPrimary.Sentinel(uri.endpoint(), uri.sentinelConfig(settings), uri.toString()));
+          sentinels.add(new SentinelPrimary.Sentinel(JedisClientConfigs.endpoint(uri),
+              JedisClientConfigs.sentinel(uri, settings), uri.toString()));
         }
         SentinelPrimary primary = new SentinelPrimary(target.masterName(), sentinels);
-        return start(null, primary, uris.get(0).clientConfig(settings), DEFAULT_CONNECTIONS, primary.toString());
+        RedisUri primaryUri = target.primaryCredentials() == null ? uris.get(0)
+            : uris.get(0).withCredentials(target.primaryCredentials().user(), target.primaryCredentials().password());
+        return start(null, primary, JedisClientConfigs.client(primaryUri, settings), DEFAULT_CONNECTIONS,
+            target.toString());
       }
       default -> throw new UnsupportedOperationException("JedisDriver connects to one primary; for a Redis Cluster use "
           + "JedisClusterDriver.connect (or JedisDriverFactory, which picks it)");
@@ -205,9 +213,9 @@ public final class JedisDriver implements RedisDriver {
   }
 
   private static void warnIfUnverified(RedisUri uri) {
-    if (uri.tls && uri.verifyPeer == RedisUri.PeerVerification.NONE) {
+    if (uri.tls() && uri.verifyPeer() == RedisUri.PeerVerification.NONE) {
       log.warn("TLS to {} does not verify the server's certificate (verifyPeer=NONE): the connection is "
-          + "encrypted, but anyone on the network path can pose as the server", uri.endpoint());
+          + "encrypted, but anyone on the network path can pose as the server", uri.hostAndPort());
     }
   }
 

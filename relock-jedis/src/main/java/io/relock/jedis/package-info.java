@@ -6,6 +6,7 @@
  *
  * <p>Where to start: {@link io.relock.jedis.JedisDriver} (commands on pooled connections, run by
  * worker threads), then {@code ChannelSubscriber} (the pub/sub thread), {@code SentinelPrimary}
- * (asking the sentinels where the primary is) and {@code RedisUri} (URI parsing, TLS trust).
+ * (asking the sentinels where the primary is) and {@code JedisClientConfigs} (Jedis settings for a
+ * URI that core's {@code RedisUri} parsed, TLS trust).
  */
 package io.relock.jedis;

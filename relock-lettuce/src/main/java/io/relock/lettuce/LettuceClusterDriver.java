@@ -178,7 +178,7 @@ public final class LettuceClusterDriver implements RedisDriver {
     }
     List<RedisURI> seeds = new ArrayList<>();
     for (String node : target.nodes()) {
-      RedisURI uri = RedisURI.create(node);
+      RedisURI uri = LettuceUris.of(node);
       uri.setTimeout(LettuceSettings.handshakeTimeout(settings));
       uri.setClientName(settings.clientName());
       seeds.add(uri);
@@ -318,7 +318,8 @@ public final class LettuceClusterDriver implements RedisDriver {
         return CompletableFuture.failedFuture(new CommandNotSentException("no primary known for slot " + slot, null));
       }
       return cluster.getConnectionAsync(node.getNodeId()).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-          new CommandNotSentException("could not connect to " + node.getUri() + ": " + e.getMessage(), e)));
+          new CommandNotSentException("could not connect to " + node.getUri().getHost() + ":"
+              + node.getUri().getPort() + ": " + e.getMessage(), e)));
     }).thenCompose(c -> {
       RedisAsyncCommands<String, String> async = c.async();
       CompletableFuture<List<Object>> script = LettuceDriver.translate(async

@@ -24,6 +24,7 @@ import io.relock.spi.RedisDriver;
 import io.relock.spi.CommandNotSentException;
 import io.relock.spi.RedisReplyException;
 import io.relock.spi.RedisTarget;
+import io.relock.spi.RedisUri;
 import io.relock.spi.ReplicatedReply;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -150,19 +151,24 @@ public final class LettuceDriver implements RedisDriver {
   /**
    * Connects to {@code uri} with a client of its own, closed with the driver.
    *
-   * @param uri the server's URI as Lettuce reads it ({@code redis://} or {@code rediss://},
-   *     optionally with {@code user:password@} and a database)
+   * @param uri the server's URI as relock-core's {@link RedisUri} reads it ({@code redis://} or
+   *     {@code rediss://}, optionally with {@code user:password@} and a database)
    * @param settings the command and connect timeouts, and the name to give the connections
    * @return the connected driver; closing it shuts its client down too
+   * @throws IllegalArgumentException if {@code uri} is not such a URI (the message never shows the
+   *     password)
    */
   public static LettuceDriver connect(String uri, DriverSettings settings) {
-    return connect(RedisURI.create(uri), settings);
+    return connect(LettuceUris.of(uri), settings);
   }
 
   /**
    * Connects to a single server or, for a {@link RedisTarget.Kind#SENTINEL} target, to the primary
    * the sentinels name, following it across failovers: Lettuce asks the sentinels again at every
    * reconnect, and the notification connection moves to wherever the command connection went.
+   * Each sentinel URI's credentials apply to that sentinel; the first one's TLS and database apply
+   * to the primary, and so do its credentials unless the target has {@link
+   * RedisTarget#primaryCredentials() primary credentials} of its own.
    *
    * @param target a {@link RedisTarget.Kind#SINGLE} or {@link RedisTarget.Kind#SENTINEL} target
    * @param settings the command and connect timeouts, and the name to give the connections
@@ -173,36 +179,10 @@ public final class LettuceDriver implements RedisDriver {
   public static LettuceDriver connect(RedisTarget target, DriverSettings settings) {
     return switch (target.kind()) {
       case SINGLE -> connect(target.nodes().get(0), settings);
-      case SENTINEL -> connect(sentinelUri(target), settings);
+      case SENTINEL -> connect(LettuceUris.sentinel(target), settings);
       case CLUSTER -> throw new IllegalArgumentException(
           "a CLUSTER target needs LettuceClusterDriver.connect(target, settings)");
     };
-  }
-
-  /** Lettuce's form of a Sentinel target; the first sentinel's credentials, TLS and database apply. */
-  static RedisURI sentinelUri(RedisTarget target) {
-    RedisURI first = RedisURI.create(target.nodes().get(0));
-    RedisURI.Builder b = RedisURI.Builder.sentinel(first.getHost(), first.getPort(), target.masterName());
-    for (String node : target.nodes().subList(1, target.nodes().size())) {
-      RedisURI s = RedisURI.create(node);
-      b.withSentinel(s.getHost(), s.getPort());
-    }
-    b.withSsl(first.isSsl()).withVerifyPeer(first.getVerifyMode()).withDatabase(first.getDatabase());
-    RedisURI built = b.build();
-    if (first.getPassword() != null) {
-      char[] password = first.getPassword();
-      if (first.getUsername() != null) {
-        built.setUsername(first.getUsername());
-      }
-      built.setPassword(password);
-      for (RedisURI sentinel : built.getSentinels()) {
-        if (first.getUsername() != null) {
-          sentinel.setUsername(first.getUsername());
-        }
-        sentinel.setPassword(password);
-      }
-    }
-    return built;
   }
 
   private static LettuceDriver connect(RedisURI redisUri, DriverSettings settings) {

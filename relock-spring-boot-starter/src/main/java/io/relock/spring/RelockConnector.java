@@ -6,12 +6,10 @@ import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisDriverFactory;
 import io.relock.spi.RedisTarget;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import io.relock.spi.RedisUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
 import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
@@ -35,9 +33,16 @@ final class RelockConnector {
    * @param kind single, sentinel, cluster or redlock
    * @param uris the URIs, passwords included
    * @param masterName the Sentinel master name, or null
+   * @param primaryCredentials the Sentinel primary's user and password (spring.data.redis.*), apart
+   *     from the sentinels' (spring.data.redis.sentinel.*, in the URIs); null for other topologies
    * @param source the properties they came from
    */
-  record Topology(String kind, List<String> uris, String masterName, String source) {
+  record Topology(String kind, List<String> uris, String masterName, RedisTarget.Credentials primaryCredentials,
+      String source) {
+
+    Topology(String kind, List<String> uris, String source) {
+      this(kind, uris, null, null, source);
+    }
 
     void applyTo(Relock.Builder builder) {
       String[] nodes = uris.toArray(String[]::new);
@@ -45,7 +50,8 @@ final class RelockConnector {
       try {
         switch (kind) {
           case "single" -> builder.uri(uris.get(0));
-          case "sentinel" -> builder.sentinel(masterName, nodes);
+          case "sentinel" -> builder.sentinel(masterName, nodes)
+              .sentinelPrimaryCredentials(primaryCredentials.user(), primaryCredentials.password());
           case "cluster" -> builder.cluster(nodes);
           default -> builder.redlock(nodes);
         }
@@ -57,7 +63,7 @@ final class RelockConnector {
     RedisTarget target() {
       return switch (kind) {
         case "single" -> RedisTarget.single(uris.get(0));
-        case "sentinel" -> RedisTarget.sentinel(masterName, uris);
+        case "sentinel" -> RedisTarget.sentinel(masterName, uris, primaryCredentials);
         case "cluster" -> RedisTarget.cluster(uris);
         default -> throw new IllegalStateException("no driver target for " + kind);
       };
@@ -69,12 +75,23 @@ final class RelockConnector {
     }
 
     String redacted() {
-      return String.join(",", uris.stream().map(RelockConnector::redact).toList());
+      return RedisUri.redact(String.join(",", uris));
+    }
+
+    /** {@code text} with every password of this topology hidden, raw or percent-encoded. */
+    String redact(String text) {
+      List<String> passwords = new ArrayList<>();
+      uris.forEach(u -> passwords.add(RedisUri.passwordIn(u)));
+      if (primaryCredentials != null) {
+        passwords.add(primaryCredentials.password());
+      }
+      return RedisUri.redact(text, passwords);
     }
 
     @Override
     public String toString() {
-      return kind + (masterName == null ? "" : " '" + masterName + "'") + " " + redacted();
+      return kind + (masterName == null ? "" : " '" + masterName + "'") + " " + redacted()
+          + (primaryCredentials == null ? "" : ", primary as " + primaryCredentials);
     }
   }
 
@@ -102,10 +119,10 @@ final class RelockConnector {
       driver = chosen.connect(topology.target(),
           new DriverSettings(relock.getCommandTimeout(), relock.getConnectTimeout(), "relock"));
     } catch (UnsupportedOperationException e) {
-      throw invalid("relock.driver", relock.getDriver(), e.getMessage());
+      throw invalid("relock.driver", relock.getDriver(), topology.redact(e.getMessage()));
     } catch (RuntimeException e) {
       throw new RelockException("relock could not connect to " + topology + " (from " + topology.source()
-          + ") with the " + chosen.name() + " driver: " + e.getMessage(), e);
+          + ") with the " + chosen.name() + " driver: " + topology.redact(e.getMessage()), e);
     }
     builder.driver(driver);
     return build(builder, topology, driver);
@@ -117,14 +134,15 @@ final class RelockConnector {
     } catch (RelockException e) {
       closeQuietly(ours);
       throw new RelockException("relock could not connect to " + topology + " (from " + topology.source() + "): "
-          + e.getMessage(), e);
+          + topology.redact(e.getMessage()), e);
     } catch (UnsupportedOperationException e) {
       closeQuietly(ours);
-      throw invalid("relock.driver", "(" + e.getMessage() + ")", "the driver cannot connect to " + topology);
+      throw invalid("relock.driver", "(" + topology.redact(e.getMessage()) + ")", "the driver cannot connect to "
+          + topology);
     } catch (IllegalStateException e) {
       closeQuietly(ours);
       // build() refuses replicaAcks with a driver that cannot WAIT; the other checks ran earlier.
-      throw invalid("relock.replica-acks.replicas", "", e.getMessage());
+      throw invalid("relock.replica-acks.replicas", "", topology.redact(e.getMessage()));
     } catch (RuntimeException e) {
       closeQuietly(ours);
       throw e;
@@ -216,7 +234,7 @@ final class RelockConnector {
   static Topology topology(RelockProperties p, RedisProperties redis) {
     List<String> redlock = p.getRedlock().getNodes();
     if (redlock != null && !redlock.isEmpty()) {
-      return new Topology("redlock", List.copyOf(redlock), null, "relock.redlock.nodes");
+      return new Topology("redlock", List.copyOf(redlock), "relock.redlock.nodes");
     }
     RedisProperties.Sentinel sentinel = redis.getSentinel();
     if (sentinel != null) {
@@ -232,10 +250,10 @@ final class RelockConnector {
       for (String node : cluster.getNodes()) {
         uris.add(uri(redis, node("spring.data.redis.cluster.nodes", node), null));
       }
-      return new Topology("cluster", uris, null, "spring.data.redis.cluster.nodes");
+      return new Topology("cluster", uris, "spring.data.redis.cluster.nodes");
     }
     if (redis.getUrl() != null && !redis.getUrl().isBlank()) {
-      return new Topology("single", List.of(url(redis)), null, "spring.data.redis.url");
+      return new Topology("single", List.of(url(redis)), "spring.data.redis.url");
     }
     String host = redis.getHost();
     if (host == null || host.isBlank()) {
@@ -245,7 +263,7 @@ final class RelockConnector {
       throw invalid("spring.data.redis.port", redis.getPort(), "must be between 1 and 65535");
     }
     return new Topology("single", List.of(uri(redis, hostPort(host.trim(), redis.getPort()), redis.getDatabase())),
-        null, "spring.data.redis.host, spring.data.redis.port");
+        "spring.data.redis.host, spring.data.redis.port");
   }
 
   private static Topology sentinel(RedisProperties redis, RedisProperties.Sentinel sentinel) {
@@ -257,29 +275,27 @@ final class RelockConnector {
       throw invalid("spring.data.redis.sentinel.nodes", sentinel.getNodes(),
           "must list the sentinels as host:port (spring.data.redis.sentinel.master is set)");
     }
-    // relock sends one set of credentials to the sentinels and to the primary they name.
-    if (sentinel.getPassword() != null && !Objects.equals(sentinel.getPassword(), redis.getPassword())) {
-      throw invalid("spring.data.redis.sentinel.password", "******", "relock authenticates to the sentinels and"
-          + " the primary alike, so it must equal spring.data.redis.password");
+    // As Spring Data Redis: the sentinels' credentials are spring.data.redis.sentinel.*, the
+    // primary's spring.data.redis.*; either may be absent.
+    String sentinelUser = sentinel.getUsername();
+    String sentinelPassword = sentinel.getPassword();
+    if (sentinelUser != null && !sentinelUser.isEmpty() && sentinelPassword == null) {
+      throw invalid("spring.data.redis.sentinel.username", sentinelUser, "needs spring.data.redis.sentinel.password");
     }
-    if (sentinel.getPassword() == null && redis.getPassword() != null) {
-      throw invalid("spring.data.redis.sentinel.password", null, "relock authenticates to the sentinels and the"
-          + " primary alike: set it to spring.data.redis.password (the sentinels need that password too)");
-    }
-    if (!Objects.equals(sentinel.getUsername(), redis.getUsername())) {
-      throw invalid("spring.data.redis.sentinel.username", sentinel.getUsername(), "relock authenticates to the"
-          + " sentinels and the primary alike, so it must equal spring.data.redis.username ("
-          + redis.getUsername() + ")");
+    if (redis.getUsername() != null && !redis.getUsername().isEmpty() && redis.getPassword() == null) {
+      throw invalid("spring.data.redis.username", redis.getUsername(), "needs spring.data.redis.password");
     }
     if (redis.getDatabase() < 0) {
       throw invalid("spring.data.redis.database", redis.getDatabase(), "must be 0 or more");
     }
     List<String> uris = new ArrayList<>();
     for (String node : sentinel.getNodes()) {
-      uris.add(uri(redis, node("spring.data.redis.sentinel.nodes", node), redis.getDatabase()));
+      uris.add(uri(redis.getSsl().isEnabled(), sentinelUser, sentinelPassword, redis,
+          node("spring.data.redis.sentinel.nodes", node), redis.getDatabase()));
     }
-    return new Topology("sentinel", uris, sentinel.getMaster().trim(), "spring.data.redis.sentinel.nodes, "
-        + "spring.data.redis.sentinel.master");
+    return new Topology("sentinel", uris, sentinel.getMaster().trim(),
+        new RedisTarget.Credentials(redis.getUsername(), redis.getPassword()),
+        "spring.data.redis.sentinel.nodes, spring.data.redis.sentinel.master");
   }
 
   private static String url(RedisProperties redis) {
@@ -288,7 +304,10 @@ final class RelockConnector {
     boolean known = lower.startsWith("redis://") || lower.startsWith("rediss://")
         || lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://");
     if (!known) {
-      throw invalid("spring.data.redis.url", redact(url), "must start with redis:// or rediss://");
+      // Without "://" the whole value before an @ may be credentials.
+      String shown = url.contains("://") ? RedisUri.redact(url)
+          : url.lastIndexOf('@') < 0 ? url : RedisUri.HIDDEN + url.substring(url.lastIndexOf('@'));
+      throw invalid("spring.data.redis.url", shown, "must start with redis:// or rediss://");
     }
     if (redis.getSsl().isEnabled() && !lower.startsWith("rediss")) {
       checkNoBundle(redis);
@@ -302,20 +321,29 @@ final class RelockConnector {
 
   /** {@code scheme://[credentials@]hostAndPort[/database]} from the spring.data.redis settings. */
   private static String uri(RedisProperties redis, String hostAndPort, Integer database) {
-    StringBuilder s = new StringBuilder(redis.getSsl().isEnabled() ? "rediss://" : "redis://");
-    if (redis.getSsl().isEnabled()) {
-      checkNoBundle(redis);
-    }
     String user = redis.getUsername();
     String password = redis.getPassword();
     if (user != null && !user.isEmpty() && password == null) {
       throw invalid("spring.data.redis.username", user, "needs spring.data.redis.password");
     }
+    return uri(redis.getSsl().isEnabled(), user, password, redis, hostAndPort, database);
+  }
+
+  /**
+   * {@code scheme://[user:password@]hostAndPort[/database]}, the user and password (raw, as Spring
+   * Boot's properties hold them) percent-encoded.
+   */
+  private static String uri(boolean tls, String user, String password, RedisProperties redis, String hostAndPort,
+      Integer database) {
+    StringBuilder s = new StringBuilder(tls ? "rediss://" : "redis://");
+    if (tls) {
+      checkNoBundle(redis);
+    }
     if (password != null) {
       if (user != null && !user.isEmpty()) {
-        s.append(encode(user)).append(':');
+        s.append(RedisUri.encode(user)).append(':');
       }
-      s.append(encode(password)).append('@');
+      s.append(RedisUri.encode(password)).append('@');
     }
     s.append(hostAndPort);
     if (database != null) {
@@ -362,23 +390,6 @@ final class RelockConnector {
 
   private static String hostPort(String host, int port) {
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
-  }
-
-  private static String encode(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-  }
-
-  /** The URI with its password replaced by stars. */
-  static String redact(String uri) {
-    int scheme = uri.indexOf("://");
-    int at = uri.lastIndexOf('@');
-    if (scheme < 0 || at < scheme) {
-      return uri;
-    }
-    String userInfo = uri.substring(scheme + 3, at);
-    int colon = userInfo.indexOf(':');
-    return uri.substring(0, scheme + 3) + (colon < 0 ? "******" : userInfo.substring(0, colon) + ":******")
-        + uri.substring(at);
   }
 
   static InvalidConfigurationPropertyValueException invalid(String property, Object value, String reason) {

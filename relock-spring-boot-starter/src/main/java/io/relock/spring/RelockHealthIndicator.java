@@ -3,6 +3,7 @@ package io.relock.spring;
 import io.relock.Relock;
 import io.relock.RelockException;
 import io.relock.RelockStats;
+import io.relock.spi.RedisUri;
 import java.time.Duration;
 import java.util.Objects;
 import org.springframework.boot.actuate.health.Health;
@@ -37,7 +38,8 @@ public class RelockHealthIndicator implements HealthIndicator {
       health = Health.up().withDetail("roundTrip", String.format(java.util.Locale.ROOT, "%.3f ms",
           roundTrip.toNanos() / 1e6));
     } catch (RelockException e) {
-      health = Health.down().withDetail("error", e.getMessage());
+      // relock's messages hide passwords already; the details are often public, so once more.
+      health = Health.down().withDetail("error", RedisUri.redact(e.getMessage()));
     }
     RelockStats stats = relock.stats();
     health.withDetail("holds", stats.holds())

@@ -161,18 +161,46 @@ class RelockAutoConfigurationTest {
     return found == null ? t : found;
   }
 
+  /**
+   * The sentinels' password and the primary's differ, as Spring Boot's properties allow (each raw,
+   * with characters a URI must percent-encode); a wrong primary password fails startup naming the
+   * sentinels without showing either password.
+   */
   @Test
-  void sentinel_theClientFindsThePrimaryThroughTheSentinels() {
-    try (RedisSentinelGroup group = RedisSentinelGroup.builder().replicas(0).start()) {
+  void sentinel_theClientFindsThePrimaryThroughTheSentinels_eachWithItsOwnPassword() {
+    String dataPassword = "data p@ss/w#rd%";
+    String sentinelPassword = "watch p@ss/w#rd%";
+    try (RedisSentinelGroup group = RedisSentinelGroup.builder().replicas(0).password(dataPassword)
+        .sentinelPassword(sentinelPassword).start()) {
       String nodes = group.sentinels().stream().map(RelockAutoConfigurationTest::hostPort)
           .collect(Collectors.joining(","));
       runner.withPropertyValues("spring.data.redis.sentinel.master=" + group.masterName(),
-          "spring.data.redis.sentinel.nodes=" + nodes).run(context -> {
+          "spring.data.redis.sentinel.nodes=" + nodes, "spring.data.redis.sentinel.password=" + sentinelPassword,
+          "spring.data.redis.password=" + dataPassword).run(context -> {
             try (LockLease lease = context.getBean(Relock.class).lock("auto-sentinel").acquire(Duration.ofSeconds(5))) {
               assertThat(group.primary().execute("EXISTS", "relock:{auto-sentinel}")).isEqualTo(1L);
             }
           });
+      runner.withPropertyValues("spring.data.redis.sentinel.master=" + group.masterName(),
+          "spring.data.redis.sentinel.nodes=" + nodes, "spring.data.redis.sentinel.password=" + sentinelPassword,
+          "spring.data.redis.password=wrong p@ss/w#rd%").run(context -> {
+            assertThat(context).hasFailed();
+            for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+              assertThat(String.valueOf(t.getMessage())).doesNotContain("p@ss").doesNotContain("p%40ss")
+                  .doesNotContain("w#rd");
+            }
+            assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(Exception.class);
+            assertThat(rootMessages(context.getStartupFailure())).contains("sentinel '" + group.masterName() + "'");
+          });
     }
+  }
+
+  private static String rootMessages(Throwable t) {
+    StringBuilder all = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      all.append(c.getMessage()).append('\n');
+    }
+    return all.toString();
   }
 
   @Test

@@ -90,9 +90,25 @@ public final class RedisClusterGroup implements AutoCloseable {
         private Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
         private boolean persistence;
         private Path binary;
+        private String password;
         private final List<String> extraArgs = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /**
+         * The password of every node's default user ({@code requirepass}; replicas use it as {@code
+         * masterauth}): {@link RedisClusterGroup#seedUris()} carry it, and each node's {@link
+         * RedisServer#execute} uses it. Default: none.
+         *
+         * @param password the password; non-empty, without control characters (spaces and URI
+         *     delimiters are fine)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code password} is empty or has a control character
+         */
+        public Builder password(String password) {
+            this.password = RedisServer.Builder.requirePassword("password", password);
+            return this;
         }
 
         /**
@@ -172,7 +188,7 @@ public final class RedisClusterGroup implements AutoCloseable {
         /**
          * Appends raw arguments for every node, e.g. {@code arg("--maxmemory", "10mb")}; may be
          * called repeatedly. Do not pass authentication or port options: the group talks to its
-         * nodes without a password on the ports it picked.
+         * nodes with {@link #password(String)} (if any) on the ports it picked.
          *
          * @param extraArgs the arguments, passed to every node's redis-server after the group's own
          * @return this builder
@@ -197,12 +213,12 @@ public final class RedisClusterGroup implements AutoCloseable {
          */
         public RedisClusterGroup start() {
             return RedisClusterGroup.launch(new Settings(primaries, replicasPerPrimary, nodeTimeout, persistence,
-                    binary, List.copyOf(extraArgs)));
+                    password, binary, List.copyOf(extraArgs)));
         }
     }
 
     private record Settings(int primaries, int replicasPerPrimary, Duration nodeTimeout, boolean persistence,
-            Path binary, List<String> extraArgs) {
+            String password, Path binary, List<String> extraArgs) {
     }
 
     /** What a primary looked like just before {@link #killPrimary} killed it. */
@@ -302,6 +318,9 @@ public final class RedisClusterGroup implements AutoCloseable {
                 .arg(settings.extraArgs().toArray(new String[0]));
         if (settings.binary() != null) {
             builder.binary(settings.binary());
+        }
+        if (settings.password() != null) {
+            builder.password(settings.password()).arg("--masterauth", settings.password());
         }
         IllegalStateException lastTooHigh = null;
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {

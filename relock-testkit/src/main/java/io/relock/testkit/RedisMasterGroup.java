@@ -164,8 +164,9 @@ public final class RedisMasterGroup implements AutoCloseable {
         }
     }
 
+    /** The masters as {@link RedisServer#toString()} shows them: passwords hidden. */
     @Override
     public String toString() {
-        return "RedisMasterGroup" + List.of(uris());
+        return "RedisMasterGroup" + masters;
     }
 }

@@ -45,8 +45,9 @@ import java.util.stream.Collectors;
  * {@code REPLICAOF <host> <port>}: the group, not the sentinels, points nodes at the primary. That
  * is why {@link #awaitFailover(Duration)} links the other nodes to the new primary itself, through
  * new proxies. Sentinels log the attempts they are denied ({@code +fix-slave-config},
- * {@code +slave-reconf-sent}); that is expected. The default user of every node is untouched:
- * clients connect without credentials.
+ * {@code +slave-reconf-sent}); that is expected. The default user of every node needs no password
+ * unless {@link Builder#password(String)} gives one, nor do the sentinels unless {@link
+ * Builder#sentinelPassword(String)} does.
  *
  * <p><b>Restarts.</b> Each data node keeps its link in its configuration file
  * ({@code replicaof 127.0.0.1 <proxy port>}, see {@link RedisServer.Builder#configFile(String)}),
@@ -80,7 +81,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
     private static final long POLL_MILLIS = 20;
 
     private final Settings settings;
-    private final String sentinelPassword;
+    private final String monitorPassword;
     private final Object lock = new Object();
     /** Data nodes in start order; the first one was the primary at start. */
     private final List<RedisServer> nodes = new ArrayList<>();
@@ -98,6 +99,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
         private String masterName = "mymaster";
         private int replicas = 1;
         private Duration downAfter = Duration.ofSeconds(1);
+        private String password;
+        private String sentinelPassword;
 
         private Builder() {
         }
@@ -154,6 +157,35 @@ public final class RedisSentinelGroup implements AutoCloseable {
         }
 
         /**
+         * The password of the data nodes' default user ({@code requirepass}; the replicas use it as
+         * {@code masterauth}): {@link #nodes()}' URIs carry it, and every node's {@link
+         * RedisServer#execute} uses it. Default: none.
+         *
+         * @param password the password; non-empty, without control characters (spaces and URI
+         *     delimiters are fine)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code password} is empty or has a control character
+         */
+        public Builder password(String password) {
+            this.password = RedisServer.Builder.requirePassword("password", password);
+            return this;
+        }
+
+        /**
+         * The sentinels' password ({@code requirepass}, and {@code sentinel sentinel-pass} for
+         * talking to each other), which may differ from the data nodes': {@link #sentinelUris()}
+         * carry it. Default: none.
+         *
+         * @param password the password; non-empty, without control characters
+         * @return this builder
+         * @throws IllegalArgumentException if {@code password} is empty or has a control character
+         */
+        public Builder sentinelPassword(String password) {
+            this.sentinelPassword = RedisServer.Builder.requirePassword("sentinel password", password);
+            return this;
+        }
+
+        /**
          * Starts the primary and its replicas, links the replicas through their proxies, starts the
          * sentinels and returns once every replica's link is up and every sentinel knows the
          * primary, every replica and the two other sentinels (so a failover can happen at once).
@@ -164,7 +196,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
          *     was started is stopped
          */
         public RedisSentinelGroup start() {
-            RedisSentinelGroup group = new RedisSentinelGroup(new Settings(masterName, replicas, downAfter));
+            RedisSentinelGroup group = new RedisSentinelGroup(new Settings(masterName, replicas, downAfter, password,
+                    sentinelPassword));
             try {
                 group.startAll();
                 return group;
@@ -179,7 +212,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
         }
     }
 
-    private record Settings(String masterName, int replicas, Duration downAfter) {
+    private record Settings(String masterName, int replicas, Duration downAfter, String password,
+            String sentinelPassword) {
 
         long failoverTimeoutMillis() {
             return Math.max(3000, 3 * downAfter.toMillis());
@@ -190,7 +224,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
         this.settings = settings;
         byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
-        this.sentinelPassword = HexFormat.of().formatHex(secret);
+        this.monitorPassword = HexFormat.of().formatHex(secret);
     }
 
     /**
@@ -541,7 +575,11 @@ public final class RedisSentinelGroup implements AutoCloseable {
         awaitReplicated(STARTUP_DEADLINE);
         String config = sentinelConfig(primary.port());
         for (int i = 0; i < SENTINELS; i++) {
-            RedisServer sentinel = RedisServer.builder().configFile(config).arg("--sentinel").start();
+            RedisServer.Builder builder = RedisServer.builder().configFile(config).arg("--sentinel");
+            if (settings.sentinelPassword() != null) {
+                builder.password(settings.sentinelPassword());
+            }
+            RedisServer sentinel = builder.start();
             synchronized (lock) {
                 sentinels.add(sentinel);
             }
@@ -559,12 +597,16 @@ public final class RedisSentinelGroup implements AutoCloseable {
         // (CONFIG REWRITE) and Redis 7 refuses to start with a user declared twice.
         String config = "# data node of a relock-testkit RedisSentinelGroup; the group rewrites its replicaof\n"
                 // Sentinels may promote (REPLICAOF NO ONE) but not repoint: see the class comment.
-                + "user " + SENTINEL_USER + " on >" + sentinelPassword + " ~* &* +@all"
-                + " -replicaof -slaveof +replicaof|no +slaveof|no\n";
-        RedisServer node = RedisServer.builder()
+                + "user " + SENTINEL_USER + " on >" + monitorPassword + " ~* &* +@all"
+                + " -replicaof -slaveof +replicaof|no +slaveof|no\n"
+                + (settings.password() == null ? "" : "masterauth " + quoted(settings.password()) + "\n");
+        RedisServer.Builder builder = RedisServer.builder()
                 .configFile(config)
-                .arg("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
-                .start();
+                .arg("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0");
+        if (settings.password() != null) {
+            builder.password(settings.password());
+        }
+        RedisServer node = builder.start();
         synchronized (lock) {
             nodes.add(node);
         }
@@ -580,7 +622,14 @@ public final class RedisSentinelGroup implements AutoCloseable {
                 + "sentinel failover-timeout " + name + " " + settings.failoverTimeoutMillis() + "\n"
                 + "sentinel parallel-syncs " + name + " 1\n"
                 + "sentinel auth-user " + name + " " + SENTINEL_USER + "\n"
-                + "sentinel auth-pass " + name + " " + sentinelPassword + "\n";
+                + "sentinel auth-pass " + name + " " + monitorPassword + "\n"
+                + (settings.sentinelPassword() == null ? ""
+                        : "sentinel sentinel-pass " + quoted(settings.sentinelPassword()) + "\n");
+    }
+
+    /** {@code value} as a double-quoted argument of a redis.conf line. */
+    private static String quoted(String value) {
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     /** Until each sentinel sees the primary up, every replica connected and the other sentinels. */

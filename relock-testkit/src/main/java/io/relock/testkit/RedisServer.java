@@ -135,12 +135,14 @@ public final class RedisServer implements AutoCloseable {
         /**
          * Sets {@code requirepass}: the default user needs this password.
          *
-         * @param password the password; non-empty, without whitespace
+         * @param password the password; non-empty, without control characters (spaces, {@code #},
+         *     {@code @} and other URI delimiters are fine: {@link RedisServer#uri()} percent-encodes them)
          * @return this builder
-         * @throws IllegalArgumentException if {@code password} is null, empty or contains whitespace
+         * @throws IllegalArgumentException if {@code password} is null, empty or contains a control
+         *     character
          */
         public Builder password(String password) {
-            this.password = requireToken("password", password);
+            this.password = requirePassword("password", password);
             return this;
         }
 
@@ -150,10 +152,10 @@ public final class RedisServer implements AutoCloseable {
          * authenticate as this user. {@link RedisServer#execute} and {@link RedisServer#uri()} use it.
          *
          * @param user the user's name; non-empty, without whitespace, not {@code default}
-         * @param password the user's password; non-empty, without whitespace
+         * @param password the user's password; non-empty, without control characters
          * @return this builder
-         * @throws IllegalArgumentException if {@code user} or {@code password} is null, empty or
-         *     contains whitespace, or {@code user} is {@code default}
+         * @throws IllegalArgumentException if {@code user} is null, empty or contains whitespace, or
+         *     is {@code default}, or {@code password} is null, empty or contains a control character
          */
         public Builder aclUser(String user, String password) {
             return aclUser(user, password, "~* &* +@all");
@@ -167,11 +169,12 @@ public final class RedisServer implements AutoCloseable {
          * whose {@code SHUTDOWN} the user may not send is stopped with a signal.
          *
          * @param user the user's name; non-empty, without whitespace, not {@code default}
-         * @param password the user's password; non-empty, without whitespace
+         * @param password the user's password; non-empty, without control characters
          * @param rules the user's ACL rules, separated by spaces
          * @return this builder
-         * @throws IllegalArgumentException if {@code rules} is blank, {@code user} or {@code
-         *     password} is null, empty or contains whitespace, or {@code user} is {@code default}
+         * @throws IllegalArgumentException if {@code rules} is blank, {@code user} is null, empty or
+         *     contains whitespace, {@code password} is null, empty or contains a control character,
+         *     or {@code user} is {@code default}
          */
         public Builder aclUser(String user, String password, String rules) {
             requireToken("ACL user", user);
@@ -183,7 +186,7 @@ public final class RedisServer implements AutoCloseable {
                 throw new IllegalArgumentException("ACL rules must not be blank; \"~* &* +@all\" allows everything");
             }
             this.aclUser = user;
-            this.aclPassword = requireToken("ACL password", password);
+            this.aclPassword = requirePassword("ACL password", password);
             this.aclRules = List.of(rules.trim().split("\\s+"));
             return this;
         }
@@ -276,6 +279,18 @@ public final class RedisServer implements AutoCloseable {
         public RedisServer start() {
             return RedisServer.launch(new Settings(persistence, password, aclUser, aclPassword, aclRules, tls,
                     List.copyOf(extraArgs), binary, configFile, Map.copyOf(environment)));
+        }
+
+        /**
+         * A password as redis-server takes it on its command line (each argument is quoted, so
+         * spaces and {@code #} are fine; Redis 6.2 and 7 alike) and in AUTH. Never quoted in the
+         * message.
+         */
+        static String requirePassword(String what, String value) {
+            if (value == null || value.isEmpty() || value.chars().anyMatch(Character::isISOControl)) {
+                throw new IllegalArgumentException(what + " must be non-empty without control characters");
+            }
+            return value;
         }
 
         private static String requireToken(String what, String value) {
@@ -659,9 +674,16 @@ public final class RedisServer implements AutoCloseable {
         ProcessJanitor.forgetPath(dir);
     }
 
+    /** {@link #uri()} with the password shown as {@code ***}: test output should not carry it either. */
     @Override
     public String toString() {
-        return "RedisServer[" + uri() + (isRunning() ? ", pid " + pid() : ", not running") + "]";
+        String uri = uri();
+        int at = uri.lastIndexOf('@');
+        if (at >= 0) {
+            int colon = uri.indexOf(':', uri.indexOf("://") + 3);
+            uri = uri.substring(0, colon) + ":***" + uri.substring(at);
+        }
+        return "RedisServer[" + uri + (isRunning() ? ", pid " + pid() : ", not running") + "]";
     }
 
     private void writeConfigFile() {

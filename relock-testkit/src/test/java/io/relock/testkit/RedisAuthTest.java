@@ -86,6 +86,19 @@ class RedisAuthTest {
     }
 
     @Test
+    void passwordsWithSpacesAndUriDelimiters_work_andToStringHidesThem() {
+        String password = "kQ7v/@:%# Zx9w";
+        try (RedisServer server = RedisServer.builder().password(password).start();
+             RedisServer acl = RedisServer.builder().aclUser("weak", password).start()) {
+            assertThat(server.execute("PING")).isEqualTo("PONG");
+            assertThat(server.uri()).isEqualTo("redis://:kQ7v%2F%40%3A%25%23%20Zx9w@127.0.0.1:" + server.port());
+            assertThat(acl.execute("ACL", "WHOAMI")).isEqualTo("weak");
+            assertThat(server.toString()).doesNotContain("kQ7v").contains("://:***@127.0.0.1:");
+            assertThat(acl.toString()).doesNotContain("kQ7v").contains("://weak:***@127.0.0.1:");
+        }
+    }
+
+    @Test
     void tls_serverSpeaksOnlyTls_andExecuteUsesIt() {
         org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.tlsSupported(),
                 "needs openssl and a redis-server built with TLS");

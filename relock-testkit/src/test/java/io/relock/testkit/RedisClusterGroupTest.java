@@ -226,10 +226,12 @@ class RedisClusterGroupTest {
     @Test
     void failover_promotesTheReplica_andClosingLeavesNoProcess() throws Exception {
         long began = System.nanoTime();
+        // With a password, which the replicas need to replicate (masterauth) and the group to manage them.
         RedisClusterGroup withReplicas = RedisClusterGroup.builder()
                 .replicasPerPrimary(1)
                 .nodeTimeout(Duration.ofMillis(1000))
                 .persistence(true)
+                .password(NODE_PASSWORD)
                 .start();
         List<Long> pids = new ArrayList<>();
         List<Path> dirs = new ArrayList<>();
@@ -238,6 +240,7 @@ class RedisClusterGroupTest {
             withReplicas.nodes().forEach(node -> pids.add(node.pid()));
             withReplicas.nodes().forEach(node -> dirs.add(node.dataDir()));
             assertThat(withReplicas.nodes()).hasSize(6);
+            assertThat(withReplicas.seedUris()).allMatch(u -> u.startsWith("redis://:node%20pw%2F%23%40%3A%25@"));
             assertThat(withReplicas.primaries()).containsExactlyElementsOf(withReplicas.nodes().subList(0, 3));
             assertEveryNodeOkWithAllSlotsAgreed(withReplicas, 6);
             for (RedisServer primary : withReplicas.primaries()) {
@@ -413,8 +416,12 @@ class RedisClusterGroupTest {
         return group.primaries().stream().filter(candidate -> candidate != primary).findFirst().orElseThrow();
     }
 
+    /** The password of the failover test's nodes: a space and every URI delimiter. */
+    private static final String NODE_PASSWORD = "node pw/#@:%";
+
     private static Object readOnReplica(RedisServer replica, String key) {
         try (RespConnection connection = RespConnection.open("127.0.0.1", replica.port(), false, Duration.ofSeconds(5))) {
+            connection.call("AUTH", NODE_PASSWORD);
             connection.call("READONLY");
             return connection.call("GET", key);
         } catch (IOException e) {

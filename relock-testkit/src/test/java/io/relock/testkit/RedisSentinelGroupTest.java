@@ -87,9 +87,13 @@ class RedisSentinelGroupTest {
         }
     }
 
+    /** With passwords on the data nodes and (another) on the sentinels, as a production group would have. */
     @Test
     void failover_promotesTheReplica_whichTheSentinelsReportAndWhichTakesWrites() {
-        try (RedisSentinelGroup group = RedisSentinelGroup.start()) {
+        try (RedisSentinelGroup group = RedisSentinelGroup.builder().password("data pw/#@:%")
+                .sentinelPassword("watch pw/#@:%").start()) {
+            assertThat(group.sentinelUris()).allMatch(u -> u.startsWith("redis://:watch%20pw%2F%23%40%3A%25@"));
+            assertThat(group.primary().uri()).startsWith("redis://:data%20pw%2F%23%40%3A%25@");
             RedisServer old = group.primary();
             RedisServer replica = group.replicas().get(0);
             old.execute("SET", "before", "replicated");

@@ -247,8 +247,8 @@ class RedisServerTest {
     @Test
     void builder_rejectsBadArgumentsAtOnce() {
         assertThatThrownBy(() -> RedisServer.builder().password("")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisServer.builder().password("has space"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has space");
+        assertThatThrownBy(() -> RedisServer.builder().password("line\nbreak"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining("break");
         assertThatThrownBy(() -> RedisServer.builder().aclUser("default", "pw"))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RedisServer.builder().arg("--x", null)).isInstanceOf(IllegalArgumentException.class);

@@ -1,0 +1,5 @@
+package io.relock.jedis;
+
+import io.relock.contract.RedactionContract;
+
+class JedisRedactionTest extends RedactionContract {}
