@@ -246,6 +246,31 @@ public abstract class ConnectionLossContract extends RelockContract {
   }
 
   /**
+   * Redis paused while the driver itself connects, for longer than a command timeout but within
+   * the connect timeout: the driver's handshake and first check wait it out instead of failing, as
+   * they fail at once only when Redis cannot be reached or refuses the credentials.
+   */
+  @Test
+  void aDriverConnectingWhileRedisIsPausedForLongerThanACommandTimeout_connectsOnceRedisIsBack() throws Exception {
+    DriverSettings settings = new DriverSettings(SHORT_COMMANDS, Duration.ofSeconds(10), DRIVER_SETTINGS.clientName());
+    CompletableFuture<RedisDriver> connecting;
+    redis.pause();
+    try {
+      connecting = CompletableFuture.supplyAsync(() -> connectDriver(redis.uri(), settings));
+      // The pause must outlast several command timeouts for the test to mean anything; longer is fine.
+      Thread.sleep(SHORT_COMMANDS.multipliedBy(3).toMillis());
+      assertThat(connecting).as("still connecting while Redis is paused").isNotDone();
+    } finally {
+      redis.resume();
+    }
+    RedisDriver driver = connecting.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    try (Relock relock = Relock.builder().driver(driver).commandTimeout(SHORT_COMMANDS).build()) {
+      assertThat(relock.lock("paused-connect").tryLock()).isTrue();
+      relock.lock("paused-connect").unlock();
+    }
+  }
+
+  /**
    * A client closed while it still tries to subscribe (Redis paused since before it was built)
    * stops trying, and once Redis is back nothing of it is subscribed or connected.
    */

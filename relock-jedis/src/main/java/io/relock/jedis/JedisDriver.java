@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -241,13 +242,31 @@ public final class JedisDriver implements RedisDriver {
   private static JedisDriver start(HostAndPort endpoint, SentinelPrimary sentinels, JedisClientConfig config,
       int connections, String where) {
     JedisDriver driver = new JedisDriver(endpoint, sentinels, config, connections, where);
-    try (Connection c = driver.borrow()) {
-      c.ping();
-    } catch (RuntimeException e) {
-      driver.close();
-      throw e;
+    // A server that accepted the connection but is slow to answer (paused for a moment, a busy
+    // machine) is given the connect timeout, as Lettuce's handshake is; each try waits one command
+    // timeout. One that refuses the connection or the credentials fails at once.
+    long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.getConnectionTimeoutMillis()));
+    while (true) {
+      try (Connection c = driver.borrow()) {
+        c.ping();
+        return driver;
+      } catch (RuntimeException e) {
+        if (!(answeredTooSlowly(e) && System.nanoTime() - giveUpAt < 0)) {
+          driver.close();
+          throw e;
+        }
+      }
     }
-    return driver;
+  }
+
+  /** Whether {@code e} is a read that timed out: the server took the connection, then did not answer in time. */
+  private static boolean answeredTooSlowly(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException && !String.valueOf(t.getMessage()).contains("onnect")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
