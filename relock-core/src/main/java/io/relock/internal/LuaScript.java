@@ -6,14 +6,25 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * A Lua script read from the resource folder {@code io/relock/scripts/}. A line {@code -- @include
- * other.lua} is replaced by that file's text, so shared functions are written once. Scripts are
- * called by SHA1 and loaded on NOSCRIPT.
+ * fragment.lua} is replaced by that fragment's text, so shared functions are written once. A
+ * fragment names the fragments it needs on a line {@code -- @requires a.lua b.lua}; they are
+ * inlined before it, recursively, and each fragment once per script, so a script includes what it
+ * uses and the order follows from the fragments' own declarations. Scripts are called by SHA1 and
+ * loaded on NOSCRIPT.
  *
  * <p>The text is read, and its SHA1 computed, when first asked for: a new client reads only the
  * scripts it runs, not the whole family's, before it holds its first lock.
@@ -21,6 +32,7 @@ import java.util.regex.Pattern;
 public final class LuaScript {
   private static final String FOLDER = "/io/relock/scripts/";
   private static final Pattern INCLUDE = Pattern.compile("(?m)^-- @include (\\S+)$");
+  private static final Pattern REQUIRES = Pattern.compile("(?m)^-- @requires (.+)$");
 
   private final String file;
   private final String name;
@@ -50,14 +62,52 @@ public final class LuaScript {
   }
 
   private static String assemble(String file) {
-    String text = read(file);
-    Matcher m = INCLUDE.matcher(text);
+    return assemble(file, LuaScript::read);
+  }
+
+  /** {@code file}'s text with its includes inlined, reading each file with {@code reader}. */
+  static String assemble(String file, Function<String, String> reader) {
+    Set<String> inlined = new HashSet<>();
+    Deque<String> inlining = new ArrayDeque<>();
+    Matcher m = INCLUDE.matcher(reader.apply(file));
     StringBuilder out = new StringBuilder();
     while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(read(m.group(1))));
+      m.appendReplacement(out, Matcher.quoteReplacement(fragment(m.group(1), reader, inlined, inlining)));
     }
     m.appendTail(out);
     return out.toString();
+  }
+
+  /**
+   * A fragment's text, after the text of what it requires that this script has not inlined yet;
+   * "" if the script has it already.
+   */
+  private static String fragment(String file, Function<String, String> reader, Set<String> inlined,
+      Deque<String> inlining) {
+    if (inlined.contains(file)) {
+      return "";
+    }
+    if (inlining.contains(file)) {
+      List<String> circle = new ArrayList<>(inlining);
+      Collections.reverse(circle); // the stack's head is the latest
+      throw new IllegalStateException("script fragments require each other in a circle: "
+          + String.join(" -> ", circle) + " -> " + file);
+    }
+    String text = reader.apply(file);
+    if (INCLUDE.matcher(text).find()) {
+      throw new IllegalStateException(file + " is a fragment: it names what it needs with '-- @requires', not '-- @include'");
+    }
+    inlining.push(file);
+    StringBuilder out = new StringBuilder();
+    Matcher requires = REQUIRES.matcher(text);
+    if (requires.find()) {
+      for (String needed : requires.group(1).trim().split("\\s+")) {
+        out.append(fragment(needed, reader, inlined, inlining));
+      }
+    }
+    inlining.pop();
+    inlined.add(file);
+    return out.append(text).toString();
   }
 
   private static String read(String file) {

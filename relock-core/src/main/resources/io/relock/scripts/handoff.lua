@@ -1,7 +1,7 @@
 -- handoff.lua: how an exclusive lock is handed to its next waiter, shared by acquire.lua,
 -- release.lua and force_unlock.lua. Not a script of its own: the loader inlines it where a script
--- says "-- @include handoff.lua" (after lockvalue.lua, fence.lua and queue.lua).
---
+-- says "-- @include handoff.lua", once, after what it requires (the line below).
+-- @requires lockvalue.lua fence.lua queue.lua
 -- KEYS[1] is the lock (see lockvalue.lua), expiring with the lease; its fence and queue are named
 -- after it (fence.lua, queue.lua). Invariant: while the queue has entries, the fence and the lock
 -- (if held) say 'w'. A 'w' left after the queue emptied only sends the next acquisition or release

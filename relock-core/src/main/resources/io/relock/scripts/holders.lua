@@ -1,8 +1,8 @@
 -- holders.lua: the holds of a lock several owners may hold at once (a semaphore's permits, a
 -- read-write lock's readers and writer), shared by their scripts. Not a script of its own: the
--- loader inlines it where a script says "-- @include holders.lua" (after lockvalue.lua,
--- fence.lua and queue.lua).
---
+-- loader inlines it where a script says "-- @include holders.lua", once, after what it
+-- requires (the line below; LuaScript assembles fragments in that order).
+-- @requires lockvalue.lua
 -- KEYS[1] marks the name's kind, so that one name is never used as two kinds at once: "semaphore
 -- <permits>" or "readwrite" (an exclusive lock keeps its value there instead, see lockvalue.lua).
 -- Each hold is a key of its own, named after KEYS[1] and so in its Redis Cluster slot:

@@ -1,6 +1,6 @@
 -- queue.lua: a lock name's wait queue, shared by every lock script that lets callers wait. Not a
--- script of its own: the loader inlines it where a script says "-- @include queue.lua".
---
+-- script of its own: the loader inlines it where a script says "-- @include queue.lua", once.
+-- @requires lockvalue.lua
 -- Keys, named after the script's one key KEYS[1] and so in its Redis Cluster slot:
 --   QUEUE   a sorted set of waiter owner ids, scored by arrival (server time, us)
 --   WAITERS a hash owner id -> "<expires ms> <lease ms> <claim ms> [<lane> ]<channel>"

@@ -1,7 +1,7 @@
 -- readwrite.lua: how a read-write lock is handed to its waiters, shared by its scripts. Not a
--- script of its own: the loader inlines it where a script says "-- @include readwrite.lua"
--- (after lockvalue.lua, fence.lua, queue.lua and holders.lua).
---
+-- script of its own: the loader inlines it where a script says "-- @include readwrite.lua",
+-- once, after what it requires (the line below; LuaScript assembles fragments in that order).
+-- @requires fence.lua queue.lua holders.lua
 -- KEYS[1] is the name's marker "readwrite" (see holders.lua); READERS and WRITERS the indexes of
 -- owners holding it to read and to write (at most one writer), each with a hold key of its own.
 -- Waiters of both lanes share one queue, served in arrival order; an entry names its lane.

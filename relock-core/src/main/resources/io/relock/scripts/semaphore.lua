@@ -1,7 +1,7 @@
 -- semaphore.lua: how a semaphore's permits are handed to its waiters, shared by its scripts. Not
--- a script of its own: the loader inlines it where a script says "-- @include semaphore.lua"
--- (after lockvalue.lua, fence.lua, queue.lua and holders.lua).
---
+-- a script of its own: the loader inlines it where a script says "-- @include semaphore.lua",
+-- once, after what it requires (the line below; LuaScript assembles fragments in that order).
+-- @requires fence.lua queue.lua holders.lua
 -- KEYS[1] is the semaphore's marker "semaphore <permits>" (see holders.lua); HOLDERS the index of
 -- owners holding a permit, each with a hold key of its own. A client's local state of the
 -- semaphore is named KEYS[1] .. '#s' .. permits (see queue.lua's notify).
