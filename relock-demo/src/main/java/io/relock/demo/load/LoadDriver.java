@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Sends purchase requests over HTTP like the article's ApacheBench run: a fixed number of requests,
@@ -49,6 +50,7 @@ public final class LoadDriver {
     AtomicIntegerArray counts = new AtomicIntegerArray(Outcome.values().length);
     AtomicInteger next = new AtomicInteger();
     AtomicInteger done = new AtomicInteger();
+    AtomicLong firstSoldOut = new AtomicLong(Long.MAX_VALUE);
     int step = Math.max(1, requests / 10);
     int threads = Math.min(concurrency, requests);
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemon("load-" + strategy));
@@ -63,8 +65,12 @@ public final class LoadDriver {
                     URI service = services.get(i % services.size());
                     long sent = System.nanoTime();
                     Outcome outcome = send(service, item, strategy);
-                    latencies[i] = System.nanoTime() - sent;
+                    long answered = System.nanoTime();
+                    latencies[i] = answered - sent;
                     counts.incrementAndGet(outcome.ordinal());
+                    if (outcome == Outcome.SOLD_OUT) {
+                      firstSoldOut.accumulateAndGet(answered - start, Math::min);
+                    }
                     int finished = done.incrementAndGet();
                     if (progress != null && (finished % step == 0 || finished == requests)) {
                       report(strategy, finished, requests, counts, start);
@@ -89,7 +95,8 @@ public final class LoadDriver {
     for (Outcome outcome : Outcome.values()) {
       totals.put(outcome, counts.get(outcome.ordinal()));
     }
-    return new LoadRun(strategy, totals, latencies, elapsed);
+    return new LoadRun(strategy, totals, latencies, elapsed,
+        firstSoldOut.get() == Long.MAX_VALUE ? -1 : firstSoldOut.get());
   }
 
   private Outcome send(URI service, String item, String strategy) {

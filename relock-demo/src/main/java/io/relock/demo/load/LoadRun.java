@@ -11,14 +11,32 @@ public final class LoadRun {
   private final Map<Outcome, Integer> counts;
   private final long[] sortedLatencyNanos;
   private final long elapsedNanos;
+  private final long soldOutNanos;
 
   LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos) {
+    this(strategy, counts, latencyNanos, elapsedNanos, -1);
+  }
+
+  /**
+   * @param soldOutNanos when the first buyer was told "sold out", from the run's start; negative if
+   *     none was
+   */
+  LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos, long soldOutNanos) {
     this.strategy = strategy;
     this.counts = new EnumMap<>(Outcome.class);
     this.counts.putAll(counts);
     this.sortedLatencyNanos = latencyNanos.clone();
     Arrays.sort(sortedLatencyNanos);
     this.elapsedNanos = elapsedNanos;
+    this.soldOutNanos = soldOutNanos;
+  }
+
+  /**
+   * How long the sale lasted for the buyers: milliseconds from the run's start until the first
+   * answer "sold out" arrived; NaN if no buyer was told so.
+   */
+  public double soldOutMillis() {
+    return soldOutNanos < 0 ? Double.NaN : soldOutNanos / 1e6;
   }
 
   public String strategy() {
