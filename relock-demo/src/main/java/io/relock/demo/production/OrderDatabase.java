@@ -24,13 +24,11 @@ public final class OrderDatabase implements AutoCloseable {
   private final String jdbcUrl;
   private final String description;
   private final EmbeddedPostgres embedded;
-  private final Path dataDirectory;
 
-  private OrderDatabase(String jdbcUrl, String description, EmbeddedPostgres embedded, Path dataDirectory) {
+  private OrderDatabase(String jdbcUrl, String description, EmbeddedPostgres embedded) {
     this.jdbcUrl = jdbcUrl;
     this.description = description;
     this.embedded = embedded;
-    this.dataDirectory = dataDirectory;
   }
 
   /**
@@ -43,7 +41,7 @@ public final class OrderDatabase implements AutoCloseable {
   public static OrderDatabase start(String databaseUrl, Path log) {
     if (databaseUrl != null && !databaseUrl.isBlank()) {
       String jdbc = jdbcUrl(databaseUrl);
-      return new OrderDatabase(jdbc, "DATABASE_URL (" + describe(jdbc) + ")", null, null);
+      return new OrderDatabase(jdbc, "DATABASE_URL (" + describe(jdbc) + ")", null);
     }
     Path data = null;
     try {
@@ -58,7 +56,7 @@ public final class OrderDatabase implements AutoCloseable {
           .setPGStartupWait(START_TIMEOUT)
           .start();
       return new OrderDatabase(pg.getJdbcUrl("postgres", "postgres"),
-          "embedded PostgreSQL on port " + pg.getPort() + " (set DATABASE_URL to use your own)", pg, data);
+          "embedded PostgreSQL on port " + pg.getPort() + " (set DATABASE_URL to use your own)", pg);
     } catch (IOException e) {
       deleteQuietly(data);
       throw new UncheckedIOException("cannot start the embedded PostgreSQL (its log: " + log + ")", e);
@@ -83,12 +81,12 @@ public final class OrderDatabase implements AutoCloseable {
   @Override
   public void close() {
     if (embedded != null) {
+      // It deletes its data directory itself (setCleanDataDirectory).
       try {
         embedded.close();
       } catch (IOException e) {
         System.err.println("could not stop the embedded PostgreSQL: " + e.getMessage());
       }
-      deleteQuietly(dataDirectory);
     }
   }
 
