@@ -13,6 +13,7 @@ import io.relock.demo.load.ServiceFleet;
 import io.relock.demo.load.LoadRun;
 import io.relock.demo.load.Outcome;
 import io.relock.demo.load.StrategyReport;
+import io.relock.demo.production.OrderDatabase;
 import io.relock.demo.production.OrderLedger;
 import io.relock.demo.production.WriterCounters;
 import io.relock.testkit.RedisServer;
@@ -167,17 +168,22 @@ public final class DemoMain implements Callable<Integer> {
     out.printf("starting %d service processes (Spring Boot, one JVM each)%s ...%n", processes,
         production ? ", the order database and " + workers + " order writer processes" : "");
     long t0 = System.nanoTime();
-    // The order side starts beside the services: the database and the writers need no service.
-    CompletableFuture<OrderPipeline> pipelineStart = production
-        ? CompletableFuture.supplyAsync(() -> startPipeline(redisUri)) : null;
+    // The database starts beside the services (a native process); the writers (JVMs) after them, so
+    // that they do not slow the services' start on a small machine.
+    CompletableFuture<OrderDatabase> databaseStart = production
+        ? CompletableFuture.supplyAsync(() -> OrderDatabase.start(System.getenv("DATABASE_URL"),
+            chart.toAbsolutePath().resolveSibling("demo-postgres.log")))
+        : null;
     OrderPipeline pipeline = null;
     try (ServiceFleet fleet = ServiceFleet.start(processes, redisUri, serviceArgs);
         DemoKeys keys = new DemoKeys(redisUri)) {
       out.printf(Locale.ROOT, "services ready in %.1f s: %s%n", (System.nanoTime() - t0) / 1e9, fleet.endpoints());
-      if (pipelineStart != null) {
-        pipeline = joinPipeline(pipelineStart);
-        pipelineStart = null;
-        out.printf(Locale.ROOT, "order database: %s; writers %s ready in %.1f s%n", pipeline.database().description(),
+      if (databaseStart != null) {
+        OrderDatabase database = join(databaseStart);
+        databaseStart = null;
+        String writersRedis = redisUri.equals(System.getenv("REDIS_URL")) ? null : redisUri;
+        pipeline = OrderPipeline.start(database, writersRedis, workers, List.of(WARMUP_ITEM, ITEM), partitions, faults);
+        out.printf(Locale.ROOT, "order database: %s; writers %s ready in %.1f s%n", database.description(),
             String.join(", ", pipeline.writers().names()), (System.nanoTime() - t0) / 1e9);
       }
       SeckillClient client = new SeckillClient();
@@ -223,8 +229,8 @@ public final class DemoMain implements Callable<Integer> {
         keys.deleteAll(WARMUP_ITEM);
       }
     } finally {
-      if (pipelineStart != null) {
-        pipelineStart.thenAccept(OrderPipeline::close);
+      if (databaseStart != null) {
+        databaseStart.thenAccept(OrderDatabase::close);
       }
       if (pipeline != null) {
         pipeline.close();
@@ -232,14 +238,7 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  private OrderPipeline startPipeline(String redisUri) {
-    String given = System.getenv("REDIS_URL");
-    return OrderPipeline.start(redisUri.equals(given) ? null : redisUri, System.getenv("DATABASE_URL"),
-        chart.toAbsolutePath().resolveSibling("demo-postgres.log"), workers, List.of(WARMUP_ITEM, ITEM), partitions,
-        faults);
-  }
-
-  private static OrderPipeline joinPipeline(CompletableFuture<OrderPipeline> start) {
+  private static <T> T join(CompletableFuture<T> start) {
     try {
       return start.join();
     } catch (CompletionException e) {

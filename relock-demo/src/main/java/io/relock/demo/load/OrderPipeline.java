@@ -2,7 +2,6 @@ package io.relock.demo.load;
 
 import io.relock.demo.production.OrderDatabase;
 import io.relock.demo.production.OrderLedger;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -30,19 +29,17 @@ public final class OrderPipeline implements AutoCloseable {
   }
 
   /**
-   * Starts (or connects to) the database, creates the tables if missing, and starts the writers.
+   * Creates the tables in {@code database} if missing and starts the writers.
    *
+   * @param database the orders' database, closed here if the writers cannot be started
    * @param redisUri the sales' Redis, or null if the writers should read {@code REDIS_URL}
-   * @param databaseUrl {@code DATABASE_URL}, or null/blank for an embedded PostgreSQL
-   * @param log where an embedded PostgreSQL's output goes
    * @param writerCount how many writer processes
    * @param items the items whose orders they write
    * @param partitions order streams per item
    * @param faultPoints whether the writers obey the demo's fault plans
    */
-  public static OrderPipeline start(String redisUri, String databaseUrl, Path log, int writerCount, List<String> items,
+  public static OrderPipeline start(OrderDatabase database, String redisUri, int writerCount, List<String> items,
       int partitions, boolean faultPoints) {
-    OrderDatabase database = OrderDatabase.start(databaseUrl, log);
     try {
       try (OrderLedger ledger = OrderLedger.open(database.jdbcUrl())) {
         ledger.createTables();
