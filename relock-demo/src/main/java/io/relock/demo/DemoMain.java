@@ -396,14 +396,18 @@ public final class DemoMain implements Callable<Integer> {
     WriterCounters w = p.writers();
     StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
         "production: took %d of %d units in Redis with one script per buyer (no lock on the buyer's path), the first"
-            + " \"sold out\" after %s; buyers waited %.1f ms (p50) and %.1f ms (p99)%n"
+            + " \"sold out\" after %s; buyers waited %.1f ms (p50) and %.1f ms (p99), those told \"sold out\" %.1f ms"
+            + " and %.1f ms; inside the services a purchase took %.2f ms on average (the rest is HTTP and the"
+            + " machine)%n"
             + "  orders: %d in PostgreSQL, %d duplicates, %d lost, %d left unacknowledged; the writers stored %d"
             + " batches, claimed %d entries from a dead or frozen writer (XAUTOCLAIM; %d of them already stored,"
             + " skipped by order id), and the database refused %d batch(es) of %d orders written with an old"
             + " fencing token",
         p.taken(), r.sale().initialStock(),
         Double.isNaN(run.soldOutMillis()) ? "(never)" : String.format(Locale.ROOT, "%.0f ms", run.soldOutMillis()),
-        run.latencyMillis(50), run.latencyMillis(99), p.persisted(), p.duplicates(), p.lost(), p.pendingLeft(),
+        run.latencyMillis(50), run.latencyMillis(99), run.soldOutLatencyMillis(50), run.soldOutLatencyMillis(99),
+        r.timings().purchases() == 0 ? Double.NaN : r.timings().purchaseNanos() / 1e6 / r.timings().purchases(),
+        p.persisted(), p.duplicates(), p.lost(), p.pendingLeft(),
         w.batches(), w.claimed(), w.alreadyStored(), w.fencedBatches(), w.fencedOrders()));
     p.faults().ifPresent(f -> line.append(String.format(Locale.ROOT,
         "%n  faults: %s%s", f.killed() == null ? "no writer killed" : "writer " + f.killed() + " killed mid-batch",

@@ -47,6 +47,7 @@ public final class LoadDriver {
       throw new IllegalArgumentException("requests and concurrency must be positive: " + requests + ", " + concurrency);
     }
     long[] latencies = new long[requests];
+    Outcome[] outcomes = new Outcome[requests];
     AtomicIntegerArray counts = new AtomicIntegerArray(Outcome.values().length);
     AtomicInteger next = new AtomicInteger();
     AtomicInteger done = new AtomicInteger();
@@ -67,6 +68,7 @@ public final class LoadDriver {
                     Outcome outcome = send(service, item, strategy);
                     long answered = System.nanoTime();
                     latencies[i] = answered - sent;
+                    outcomes[i] = outcome;
                     counts.incrementAndGet(outcome.ordinal());
                     if (outcome == Outcome.SOLD_OUT) {
                       firstSoldOut.accumulateAndGet(answered - start, Math::min);
@@ -95,8 +97,15 @@ public final class LoadDriver {
     for (Outcome outcome : Outcome.values()) {
       totals.put(outcome, counts.get(outcome.ordinal()));
     }
+    long[] soldOutLatencies = new long[totals.get(Outcome.SOLD_OUT)];
+    int n = 0;
+    for (int i = 0; i < requests && n < soldOutLatencies.length; i++) {
+      if (outcomes[i] == Outcome.SOLD_OUT) {
+        soldOutLatencies[n++] = latencies[i];
+      }
+    }
     return new LoadRun(strategy, totals, latencies, elapsed,
-        firstSoldOut.get() == Long.MAX_VALUE ? -1 : firstSoldOut.get());
+        firstSoldOut.get() == Long.MAX_VALUE ? -1 : firstSoldOut.get(), soldOutLatencies);
   }
 
   private Outcome send(URI service, String item, String strategy) {

@@ -12,16 +12,19 @@ public final class LoadRun {
   private final long[] sortedLatencyNanos;
   private final long elapsedNanos;
   private final long soldOutNanos;
+  private final long[] sortedSoldOutLatencyNanos;
 
   LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos) {
-    this(strategy, counts, latencyNanos, elapsedNanos, -1);
+    this(strategy, counts, latencyNanos, elapsedNanos, -1, new long[0]);
   }
 
   /**
    * @param soldOutNanos when the first buyer was told "sold out", from the run's start; negative if
    *     none was
+   * @param soldOutLatencyNanos the latencies of the requests answered "sold out"
    */
-  LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos, long soldOutNanos) {
+  LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos, long soldOutNanos,
+      long[] soldOutLatencyNanos) {
     this.strategy = strategy;
     this.counts = new EnumMap<>(Outcome.class);
     this.counts.putAll(counts);
@@ -29,6 +32,16 @@ public final class LoadRun {
     Arrays.sort(sortedLatencyNanos);
     this.elapsedNanos = elapsedNanos;
     this.soldOutNanos = soldOutNanos;
+    this.sortedSoldOutLatencyNanos = soldOutLatencyNanos.clone();
+    Arrays.sort(sortedSoldOutLatencyNanos);
+  }
+
+  /**
+   * The latency of the buyers answered "sold out" at {@code percentile} (nearest rank), in
+   * milliseconds; NaN if none was.
+   */
+  public double soldOutLatencyMillis(double percentile) {
+    return sortedSoldOutLatencyNanos.length == 0 ? Double.NaN : percentile(sortedSoldOutLatencyNanos, percentile);
   }
 
   /**
@@ -82,9 +95,13 @@ public final class LoadRun {
     if (sortedLatencyNanos.length == 0) {
       return 0;
     }
-    int rank = (int) Math.ceil(percentile / 100.0 * sortedLatencyNanos.length);
-    int index = Math.min(sortedLatencyNanos.length - 1, Math.max(0, rank - 1));
-    return sortedLatencyNanos[index] / 1e6;
+    return percentile(sortedLatencyNanos, percentile);
+  }
+
+  private static double percentile(long[] sorted, double percentile) {
+    int rank = (int) Math.ceil(percentile / 100.0 * sorted.length);
+    int index = Math.min(sorted.length - 1, Math.max(0, rank - 1));
+    return sorted[index] / 1e6;
   }
 
   public double maxLatencyMillis() {

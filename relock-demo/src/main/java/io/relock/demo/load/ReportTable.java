@@ -14,8 +14,9 @@ public final class ReportTable {
   /**
    * The two tables, one row per strategy each, with headers and rules. The first: sales, errors,
    * lock keys left behind, and for the production strategy the orders in the database ({@code -}
-   * for the lock strategies, whose orders are the store's list). The second: throughput, latency,
-   * how long until the first buyer was told "sold out", and {@code lock wait %}, the share of the
+   * for the lock strategies, whose orders are the store's list). The second: throughput, latency
+   * (of all buyers, and the p99 of those told "sold out"), how long until the first buyer was told
+   * "sold out", and {@code lock wait %}, the share of the
    * purchases' time spent waiting for the lock, from the services' observations (relock only).
    */
   public static String render(List<StrategyReport> reports) {
@@ -38,8 +39,9 @@ public final class ReportTable {
   }
 
   private static String buyers(List<StrategyReport> reports) {
-    String format = "%-10s | %7s | %9s | %9s | %9s | %12s | %11s%n";
-    StringBuilder out = header(format, "strategy", "req/s", "p50 ms", "p99 ms", "max ms", "sold out ms", "lock wait %");
+    String format = "%-10s | %7s | %9s | %9s | %9s | %16s | %12s | %11s%n";
+    StringBuilder out = header(format, "strategy", "req/s", "p50 ms", "p99 ms", "max ms", "sold-out p99 ms",
+        "sold out ms", "lock wait %");
     for (StrategyReport r : reports) {
       LoadRun run = r.run();
       out.append(String.format(Locale.ROOT, format, r.strategy(),
@@ -47,6 +49,8 @@ public final class ReportTable {
           String.format(Locale.ROOT, "%.1f", run.latencyMillis(50)),
           String.format(Locale.ROOT, "%.1f", run.latencyMillis(99)),
           String.format(Locale.ROOT, "%.1f", run.maxLatencyMillis()),
+          Double.isNaN(run.soldOutLatencyMillis(99)) ? "-"
+              : String.format(Locale.ROOT, "%.1f", run.soldOutLatencyMillis(99)),
           Double.isNaN(run.soldOutMillis()) ? "-" : String.format(Locale.ROOT, "%.0f", run.soldOutMillis()),
           Double.isNaN(r.lockWaitShare()) ? "-" : String.format(Locale.ROOT, "%.0f", 100 * r.lockWaitShare())));
     }

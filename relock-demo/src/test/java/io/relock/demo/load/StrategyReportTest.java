@@ -50,7 +50,7 @@ class StrategyReportTest {
   void productionSummaryLine_addsTheOrdersInTheDatabase_andWhenTheSaleSoldOut() {
     long ms = 1_000_000L;
     LoadRun run = new LoadRun("production", Map.of(Outcome.SOLD, 2, Outcome.SOLD_OUT, 2),
-        new long[] {1 * ms, 2 * ms, 3 * ms, 4 * ms}, 1_000_000_000L, 37 * ms);
+        new long[] {1 * ms, 2 * ms, 3 * ms, 4 * ms}, 1_000_000_000L, 37 * ms, new long[] {3 * ms, 4 * ms});
     ProductionFigures figures = new ProductionFigures(2, new OrderLedger.SaleFigures(2, 0, 0, 0),
         new WriterCounters(3, 2, 1, 4, 1, 1), 0, 120, Optional.empty());
     StrategyReport report = new StrategyReport(run, new SaleState(0, 2, 2, 0), List.of(), NOTHING_OBSERVED,
@@ -59,6 +59,7 @@ class StrategyReportTest {
     assertThat(report.summaryLine()).isEqualTo("strategy=production requests=4 sold=2 oversold=0 errors=0 rps=4"
         + " p99_ms=4 leftover_keys=0 persisted=2 duplicates=0 lost=0 sold_out_ms=37 fenced_writes=1 redelivered=4");
     assertThat(figures.problems()).isEmpty();
+    assertThat(run.soldOutLatencyMillis(50)).isEqualTo(3.0);
   }
 
   @Test
