@@ -15,7 +15,7 @@ import java.util.Optional;
  */
 public final class WriterFleet implements AutoCloseable {
 
-  private static final Duration STARTUP_DEADLINE = Duration.ofSeconds(60);
+  private static final Duration STARTUP_DEADLINE = Duration.ofSeconds(120);
   private static final Duration STOP_DEADLINE = Duration.ofSeconds(20);
 
   /** As the service processes': small heaps, serial GC, C1 only; the writers mostly wait on I/O. */
@@ -40,7 +40,7 @@ public final class WriterFleet implements AutoCloseable {
    * @param partitions the order streams per item, as the services have them
    * @param lease the writers' partition lease: how soon a stopped writer's partitions are taken over
    * @param faultPoints whether the writers obey the demo's fault plans
-   * @throws IllegalStateException with the output, if a writer does not start within 60 s
+   * @throws IllegalStateException with the output, if a writer does not start within 120 s
    */
   public static WriterFleet start(int count, String redisUri, String jdbcUrl, List<String> items, int partitions,
       Duration lease, boolean faultPoints) {
