@@ -72,7 +72,7 @@ public final class ReportChart {
         g.drawImage(BitmapEncoder.getBufferedImage(perStrategy(reports, "requests per second", RPS, "#,###",
             r -> Math.round(r.run().requestsPerSecond()), third)), SALES_WIDTH, TITLE_HEIGHT, null);
         g.drawImage(BitmapEncoder.getBufferedImage(latency(reports, third)), SALES_WIDTH, TITLE_HEIGHT + third, null);
-        g.drawImage(BitmapEncoder.getBufferedImage(perStrategy(reports, "first \"sold out\" answer after, ms", SOLD_OUT,
+        g.drawImage(BitmapEncoder.getBufferedImage(perStrategy(reports, "first \"sold out\" answer after, ms (0: none)", SOLD_OUT,
             "#,###", r -> Double.isNaN(r.run().soldOutMillis()) ? 0 : Math.round(r.run().soldOutMillis()), third)),
             SALES_WIDTH, TITLE_HEIGHT + 2 * third, null);
       }
@@ -93,8 +93,8 @@ public final class ReportChart {
   private static CategoryChart sales(List<StrategyReport> reports) {
     CategoryChart chart = new CategoryChartBuilder().width(SALES_WIDTH).height(HEIGHT - TITLE_HEIGHT)
         .title("units sold, oversold and errors per strategy").build();
-    List<String> strategies = reports.stream().map(r -> r.strategy() + " (lock keys left behind: "
-        + r.leftoverKeys().size() + ")").toList();
+    List<String> strategies = reports.stream().map(r -> r.strategy() + ", " + r.leftoverKeys().size()
+        + (r.leftoverKeys().size() == 1 ? " lock key left" : " lock keys left")).toList();
     long stock = reports.get(0).sale().initialStock();
     long most = stock;
     for (StrategyReport r : reports) {
