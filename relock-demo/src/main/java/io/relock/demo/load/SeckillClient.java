@@ -105,6 +105,12 @@ public final class SeckillClient {
     }
   }
 
+  /** {@code GET /timings}'s purchases started and not yet answered. */
+  public long purchasesInFlight(URI service) {
+    HttpRequest request = HttpRequest.newBuilder(service.resolve("/timings")).timeout(REQUEST_TIMEOUT).build();
+    return expectOk(send(request), "timings").path("inFlight").asLong();
+  }
+
   /** {@code GET /timings}, for the purchases of {@code strategy}. */
   public Timings timings(URI service, String strategy) {
     HttpRequest request = HttpRequest.newBuilder(service.resolve("/timings")).timeout(REQUEST_TIMEOUT).build();

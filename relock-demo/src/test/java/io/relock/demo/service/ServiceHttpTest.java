@@ -126,6 +126,30 @@ class ServiceHttpTest {
   }
 
   @Test
+  void timings_countThePurchasesInFlight_untilTheyAreAnswered() throws Exception {
+    put("sale-in-flight", "{\"stock\": 5}");
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    SteerableStep.current = (item, stock) -> {
+      try {
+        release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    java.util.concurrent.CompletableFuture<Reply> bought =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> purchase("sale-in-flight", "none"));
+    try {
+      Eventually.await("the stalled purchase counted in flight", Duration.ofSeconds(30),
+          () -> get("/timings").json.get("inFlight").asLong() == 1);
+    } finally {
+      release.countDown();
+    }
+    assertThat(bought.get(30, java.util.concurrent.TimeUnit.SECONDS).status).isEqualTo(200);
+    Eventually.await("no purchase in flight", Duration.ofSeconds(30),
+        () -> get("/timings").json.get("inFlight").asLong() == 0);
+  }
+
+  @Test
   void purchase_withoutStockLeft_answers409SoldOut() throws Exception {
     put("sale-empty", "{\"stock\": 0}");
 
