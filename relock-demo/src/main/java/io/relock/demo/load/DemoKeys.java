@@ -9,6 +9,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.relock.demo.guard.RelockGuard;
 import io.relock.demo.guard.SeedSetnxGuard;
+import io.relock.demo.production.FaultPoints;
+import io.relock.demo.production.SaleKeys;
+import io.relock.demo.production.WriterCounters;
 import io.relock.demo.store.RedisInventory;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +29,9 @@ import java.util.List;
  *   <li>{@code relock}: the lock hash {@code relock:{item:<id>}} and the wait queue keys {@code
  *       ...:q} and {@code ...:qi}. The fence key {@code ...:fence} holds the last fencing token and is
  *       kept on purpose (tokens must keep growing), so it is not counted.
+ *   <li>{@code production}: the order writers' partition locks {@code relock:{orders:<id>:p<n>}}
+ *       and their queue keys, the fence keys again not counted. Checked once the writers have
+ *       stopped: a running writer holds its partitions.
  * </ul>
  */
 public final class DemoKeys implements AutoCloseable {
@@ -48,16 +54,33 @@ public final class DemoKeys implements AutoCloseable {
       case "seed-setnx":
         return scan(escapeGlob(SeedSetnxGuard.lockKey(item)));
       case "relock":
-        List<String> keys = new ArrayList<>();
-        for (String key : scan(relockBase(item) + "*")) {
-          if (!key.endsWith(":fence")) {
-            keys.add(key);
-          }
-        }
-        return keys;
+        return withoutFences(scan(relockBase(item) + "*"));
+      case "production":
+        return withoutFences(scan(partitionLocksBase(item) + "*"));
       default:
         return List.of();
     }
+  }
+
+  /** Orders read by a writer and not acknowledged yet, over every partition of {@code item}. */
+  public long pendingOrders(String item, int partitions) {
+    long pending = 0;
+    for (String stream : SaleKeys.streams(item, partitions)) {
+      if (redis.exists(stream) == 1) {
+        pending += redis.xpending(stream, SaleKeys.GROUP).getCount();
+      }
+    }
+    return pending;
+  }
+
+  /** Arms {@code item}'s fault plan on {@code partition} (see {@link FaultPoints}). */
+  public void armFaults(String item, int partition) {
+    FaultPoints.arm(redis, item, partition);
+  }
+
+  /** What the order writers did for {@code item}'s current sale. */
+  public WriterCounters writerCounters(String item) {
+    return WriterCounters.read(redis, item);
   }
 
   /** Deletes the lock keys a previous run may have left for {@code item}, so a run starts clean. */
@@ -68,12 +91,17 @@ public final class DemoKeys implements AutoCloseable {
     }
   }
 
-  /** Deletes every key of {@code item}: store, recipe lock, relock lock, queue and fence. */
+  /**
+   * Deletes every key of {@code item}: store, recipe lock, relock lock, queue and fence; the
+   * production sale, its streams and its partition locks.
+   */
   public int deleteAll(String item) {
     List<String> keys = new ArrayList<>();
     keys.addAll(scan(escapeGlob(RedisInventory.itemKey(item)) + "*"));
     keys.addAll(scan(escapeGlob(SeedSetnxGuard.lockKey(item))));
     keys.addAll(scan(relockBase(item) + "*"));
+    keys.addAll(scan(escapeGlob(SaleKeys.sale(item)) + "*"));
+    keys.addAll(scan(partitionLocksBase(item) + "*"));
     if (keys.isEmpty()) {
       return 0;
     }
@@ -88,6 +116,21 @@ public final class DemoKeys implements AutoCloseable {
 
   private static String relockBase(String item) {
     return escapeGlob(RELOCK_PREFIX + "{" + RelockGuard.lockName(item) + "}");
+  }
+
+  /** The prefix of the production strategy's partition locks of {@code item}, escaped for SCAN. */
+  private static String partitionLocksBase(String item) {
+    return escapeGlob(RELOCK_PREFIX + "{" + SaleKeys.partitionLock(item, 0)).replaceFirst("0$", "");
+  }
+
+  private static List<String> withoutFences(List<String> found) {
+    List<String> keys = new ArrayList<>();
+    for (String key : found) {
+      if (!key.endsWith(":fence")) {
+        keys.add(key);
+      }
+    }
+    return keys;
   }
 
   private List<String> scan(String pattern) {

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Sends purchase requests over HTTP like the article's ApacheBench run: a fixed number of requests,
@@ -46,9 +47,11 @@ public final class LoadDriver {
       throw new IllegalArgumentException("requests and concurrency must be positive: " + requests + ", " + concurrency);
     }
     long[] latencies = new long[requests];
+    Outcome[] outcomes = new Outcome[requests];
     AtomicIntegerArray counts = new AtomicIntegerArray(Outcome.values().length);
     AtomicInteger next = new AtomicInteger();
     AtomicInteger done = new AtomicInteger();
+    AtomicLong firstSoldOut = new AtomicLong(Long.MAX_VALUE);
     int step = Math.max(1, requests / 10);
     int threads = Math.min(concurrency, requests);
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemon("load-" + strategy));
@@ -63,8 +66,13 @@ public final class LoadDriver {
                     URI service = services.get(i % services.size());
                     long sent = System.nanoTime();
                     Outcome outcome = send(service, item, strategy);
-                    latencies[i] = System.nanoTime() - sent;
+                    long answered = System.nanoTime();
+                    latencies[i] = answered - sent;
+                    outcomes[i] = outcome;
                     counts.incrementAndGet(outcome.ordinal());
+                    if (outcome == Outcome.SOLD_OUT) {
+                      firstSoldOut.accumulateAndGet(answered - start, Math::min);
+                    }
                     int finished = done.incrementAndGet();
                     if (progress != null && (finished % step == 0 || finished == requests)) {
                       report(strategy, finished, requests, counts, start);
@@ -89,7 +97,15 @@ public final class LoadDriver {
     for (Outcome outcome : Outcome.values()) {
       totals.put(outcome, counts.get(outcome.ordinal()));
     }
-    return new LoadRun(strategy, totals, latencies, elapsed);
+    long[] soldOutLatencies = new long[totals.get(Outcome.SOLD_OUT)];
+    int n = 0;
+    for (int i = 0; i < requests && n < soldOutLatencies.length; i++) {
+      if (outcomes[i] == Outcome.SOLD_OUT) {
+        soldOutLatencies[n++] = latencies[i];
+      }
+    }
+    return new LoadRun(strategy, totals, latencies, elapsed,
+        firstSoldOut.get() == Long.MAX_VALUE ? -1 : firstSoldOut.get(), soldOutLatencies);
   }
 
   private Outcome send(URI service, String item, String strategy) {

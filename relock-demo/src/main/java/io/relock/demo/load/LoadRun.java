@@ -11,14 +11,45 @@ public final class LoadRun {
   private final Map<Outcome, Integer> counts;
   private final long[] sortedLatencyNanos;
   private final long elapsedNanos;
+  private final long soldOutNanos;
+  private final long[] sortedSoldOutLatencyNanos;
 
   LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos) {
+    this(strategy, counts, latencyNanos, elapsedNanos, -1, new long[0]);
+  }
+
+  /**
+   * @param soldOutNanos when the first buyer was told "sold out", from the run's start; negative if
+   *     none was
+   * @param soldOutLatencyNanos the latencies of the requests answered "sold out"
+   */
+  LoadRun(String strategy, Map<Outcome, Integer> counts, long[] latencyNanos, long elapsedNanos, long soldOutNanos,
+      long[] soldOutLatencyNanos) {
     this.strategy = strategy;
     this.counts = new EnumMap<>(Outcome.class);
     this.counts.putAll(counts);
     this.sortedLatencyNanos = latencyNanos.clone();
     Arrays.sort(sortedLatencyNanos);
     this.elapsedNanos = elapsedNanos;
+    this.soldOutNanos = soldOutNanos;
+    this.sortedSoldOutLatencyNanos = soldOutLatencyNanos.clone();
+    Arrays.sort(sortedSoldOutLatencyNanos);
+  }
+
+  /**
+   * The latency of the buyers answered "sold out" at {@code percentile} (nearest rank), in
+   * milliseconds; NaN if none was.
+   */
+  public double soldOutLatencyMillis(double percentile) {
+    return sortedSoldOutLatencyNanos.length == 0 ? Double.NaN : percentile(sortedSoldOutLatencyNanos, percentile);
+  }
+
+  /**
+   * How long the sale lasted for the buyers: milliseconds from the run's start until the first
+   * answer "sold out" arrived; NaN if no buyer was told so.
+   */
+  public double soldOutMillis() {
+    return soldOutNanos < 0 ? Double.NaN : soldOutNanos / 1e6;
   }
 
   public String strategy() {
@@ -64,9 +95,13 @@ public final class LoadRun {
     if (sortedLatencyNanos.length == 0) {
       return 0;
     }
-    int rank = (int) Math.ceil(percentile / 100.0 * sortedLatencyNanos.length);
-    int index = Math.min(sortedLatencyNanos.length - 1, Math.max(0, rank - 1));
-    return sortedLatencyNanos[index] / 1e6;
+    return percentile(sortedLatencyNanos, percentile);
+  }
+
+  private static double percentile(long[] sorted, double percentile) {
+    int rank = (int) Math.ceil(percentile / 100.0 * sorted.length);
+    int index = Math.min(sorted.length - 1, Math.max(0, rank - 1));
+    return sorted[index] / 1e6;
   }
 
   public double maxLatencyMillis() {

@@ -24,14 +24,15 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * The demo's chart (XChart): on the left, per strategy, units sold, oversold, lock errors and
- * other errors against a dashed line at the stock, and how many lock keys it left behind; on the
- * right, one above the other, requests per second and the p99 latency. The run's settings go
- * above them all.
+ * other errors (and, with the production strategy, orders lost) against a dashed line at the stock,
+ * and how many lock keys it left behind; on the right, one above the other, requests per second,
+ * the p50 and p99 latency, and the time until the first buyer was told "sold out". The run's
+ * settings go above them all.
  */
 public final class ReportChart {
 
   private static final int WIDTH = 1200;
-  private static final int HEIGHT = 600;
+  private static final int HEIGHT = 750;
   private static final int TITLE_HEIGHT = 50;
   private static final int SALES_WIDTH = 790;
   private static final Color SOLD = new Color(0x2E7D32);
@@ -41,6 +42,9 @@ public final class ReportChart {
   private static final Color STOCK = new Color(0x212121);
   private static final Color RPS = new Color(0x1565C0);
   private static final Color P99 = new Color(0x5E35B1);
+  private static final Color P50 = new Color(0xB39DDB);
+  private static final Color SOLD_OUT = new Color(0x00838F);
+  private static final Color LOST = new Color(0x6A1B9A);
   private static final Color GRID = new Color(0xE0E0E0);
   private static final Color TEXT = new Color(0x212121);
 
@@ -63,12 +67,14 @@ public final class ReportChart {
       g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
       g.drawString(title, 30, 34);
       if (!reports.isEmpty()) {
-        int half = (HEIGHT - TITLE_HEIGHT) / 2;
+        int third = (HEIGHT - TITLE_HEIGHT) / 3;
         g.drawImage(BitmapEncoder.getBufferedImage(sales(reports)), 0, TITLE_HEIGHT, null);
         g.drawImage(BitmapEncoder.getBufferedImage(perStrategy(reports, "requests per second", RPS, "#,###",
-            r -> Math.round(r.run().requestsPerSecond()), half)), SALES_WIDTH, TITLE_HEIGHT, null);
-        g.drawImage(BitmapEncoder.getBufferedImage(perStrategy(reports, "p99 latency, ms", P99, "#,###",
-            r -> Math.round(r.run().latencyMillis(99)), half)), SALES_WIDTH, TITLE_HEIGHT + half, null);
+            r -> Math.round(r.run().requestsPerSecond()), third)), SALES_WIDTH, TITLE_HEIGHT, null);
+        g.drawImage(BitmapEncoder.getBufferedImage(latency(reports, third)), SALES_WIDTH, TITLE_HEIGHT + third, null);
+        g.drawImage(BitmapEncoder.getBufferedImage(perStrategy(reports, "first \"sold out\" answer after, ms (0: none)", SOLD_OUT,
+            "#,###", r -> Double.isNaN(r.run().soldOutMillis()) ? 0 : Math.round(r.run().soldOutMillis()), third)),
+            SALES_WIDTH, TITLE_HEIGHT + 2 * third, null);
       }
     } finally {
       g.dispose();
@@ -87,8 +93,8 @@ public final class ReportChart {
   private static CategoryChart sales(List<StrategyReport> reports) {
     CategoryChart chart = new CategoryChartBuilder().width(SALES_WIDTH).height(HEIGHT - TITLE_HEIGHT)
         .title("units sold, oversold and errors per strategy").build();
-    List<String> strategies = reports.stream().map(r -> r.strategy() + " (lock keys left behind: "
-        + r.leftoverKeys().size() + ")").toList();
+    List<String> strategies = reports.stream().map(r -> r.strategy() + ", " + r.leftoverKeys().size()
+        + (r.leftoverKeys().size() == 1 ? " lock key left" : " lock keys left")).toList();
     long stock = reports.get(0).sale().initialStock();
     long most = stock;
     for (StrategyReport r : reports) {
@@ -100,14 +106,35 @@ public final class ReportChart {
     chart.addSeries("lock errors", strategies, reports.stream().map(r -> (Number) r.run().lockErrors()).toList());
     chart.addSeries("other errors", strategies,
         reports.stream().map(r -> (Number) (r.run().errors() - r.run().lockErrors())).toList());
+    boolean withOrders = reports.stream().anyMatch(r -> r.production().isPresent());
+    if (withOrders) {
+      chart.addSeries("orders lost", strategies,
+          reports.stream().map(r -> (Number) r.production().map(ProductionFigures::lost).orElse(0L)).toList());
+    }
     CategorySeries stockLine = chart.addSeries("stock " + stock, strategies,
         Collections.nCopies(strategies.size(), (Number) stock));
     stockLine.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
     stockLine.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
         new float[] {8f, 6f}, 0f));
     stockLine.setMarker(SeriesMarkers.NONE);
-    chart.getStyler().setSeriesColors(new Color[] {SOLD, OVERSOLD, LOCK_ERRORS, OTHER_ERRORS, STOCK});
+    chart.getStyler().setSeriesColors(withOrders ? new Color[] {SOLD, OVERSOLD, LOCK_ERRORS, OTHER_ERRORS, LOST, STOCK}
+        : new Color[] {SOLD, OVERSOLD, LOCK_ERRORS, OTHER_ERRORS, STOCK});
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+    return chart;
+  }
+
+  /** The p50 and p99 latency, side by side per strategy. */
+  private static CategoryChart latency(List<StrategyReport> reports, int height) {
+    CategoryChart chart = new CategoryChartBuilder().width(WIDTH - SALES_WIDTH).height(height)
+        .title("buyers' latency, ms").build();
+    long most = reports.stream().mapToLong(r -> Math.round(r.run().latencyMillis(99))).max().orElse(1);
+    style(chart.getStyler(), "#,###", most);
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    chart.getStyler().setSeriesColors(new Color[] {P50, P99});
+    chart.getStyler().setAvailableSpaceFill(0.7);
+    List<String> strategies = reports.stream().map(StrategyReport::strategy).toList();
+    chart.addSeries("p50", strategies, reports.stream().map(r -> (Number) Math.round(r.run().latencyMillis(50))).toList());
+    chart.addSeries("p99", strategies, reports.stream().map(r -> (Number) Math.round(r.run().latencyMillis(99))).toList());
     return chart;
   }
 

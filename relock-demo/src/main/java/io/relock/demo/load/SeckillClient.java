@@ -55,6 +55,39 @@ public final class SeckillClient {
   }
 
   /**
+   * A production sale as {@code GET /sales/{item}} reports it.
+   *
+   * @param sale the sale's id
+   * @param stock units left
+   * @param initialStock units it started with
+   * @param taken units taken, each one's order queued
+   * @param soldOutHere whether the answering process says "sold out" from memory now
+   */
+  public record ProductionSale(long sale, long stock, long initialStock, long taken, boolean soldOutHere) {}
+
+  /** {@code PUT /sales/{item}} with {@code {"stock": n}}: starts a production sale; returns it. */
+  public ProductionSale startSale(URI service, String item, long stock) {
+    HttpRequest request =
+        HttpRequest.newBuilder(service.resolve("/sales/" + item))
+            .timeout(REQUEST_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString("{\"stock\": " + stock + "}"))
+            .build();
+    return productionSale(expectOk(send(request), "start the sale of " + item));
+  }
+
+  /** {@code GET /sales/{item}}. */
+  public ProductionSale sale(URI service, String item) {
+    HttpRequest request = HttpRequest.newBuilder(service.resolve("/sales/" + item)).timeout(REQUEST_TIMEOUT).build();
+    return productionSale(expectOk(send(request), "view the sale of " + item));
+  }
+
+  private static ProductionSale productionSale(JsonNode body) {
+    return new ProductionSale(body.path("sale").asLong(), body.path("stock").asLong(),
+        body.path("initialStock").asLong(), body.path("taken").asLong(), body.path("soldOutHere").asBoolean());
+  }
+
+  /**
    * A service's observed totals since it started ({@code GET /timings}): lock waits and their
    * time, and the purchases of {@code strategy} and their time.
    */
@@ -70,6 +103,12 @@ public final class SeckillClient {
       return new Timings(lockWaits - before.lockWaits, lockWaitNanos - before.lockWaitNanos,
           purchases - before.purchases, purchaseNanos - before.purchaseNanos);
     }
+  }
+
+  /** {@code GET /timings}'s purchases started and not yet answered. */
+  public long purchasesInFlight(URI service) {
+    HttpRequest request = HttpRequest.newBuilder(service.resolve("/timings")).timeout(REQUEST_TIMEOUT).build();
+    return expectOk(send(request), "timings").path("inFlight").asLong();
   }
 
   /** {@code GET /timings}, for the purchases of {@code strategy}. */

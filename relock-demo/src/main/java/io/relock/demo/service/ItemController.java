@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.relock.demo.production.FlashSale;
+import io.relock.demo.production.ProductionSale;
 import io.relock.demo.store.ItemView;
 import io.relock.demo.store.RedisInventory;
 import java.util.ArrayList;
@@ -31,7 +33,8 @@ import org.springframework.web.bind.annotation.RestController;
  *   <li>{@code PUT /items/{id}} with {@code {"stock": n}}: start a sale of n units (creates or
  *       resets the item, clears its orders)
  *   <li>{@code GET /items/{id}}: stock, initial stock, sold, oversold and the orders
- *   <li>{@code POST /items/{id}/purchase[?strategy=none|seed-setnx|relock]}: buy one unit
+ *   <li>{@code POST /items/{id}/purchase[?strategy=none|seed-setnx|relock|production]}: buy one
+ *       unit; {@code production} buys from the item's production sale (see {@link SaleController})
  * </ul>
  */
 @RestController
@@ -46,10 +49,12 @@ public class ItemController {
   private final ServiceSettings settings;
   private final ObjectMapper json;
   private final ObservationRegistry observations;
+  private final ProductionSale production;
 
   public ItemController(PurchaseService purchases, RedisInventory inventory, ServiceSettings settings, ObjectMapper json,
-      ObservationRegistry observations) {
+      ObservationRegistry observations, ProductionSale production) {
     this.observations = observations;
+    this.production = production;
     this.purchases = purchases;
     this.inventory = inventory;
     this.settings = settings;
@@ -65,7 +70,7 @@ public class ItemController {
   @PutMapping("/{id}")
   public Map<String, Object> put(@PathVariable("id") String id, @RequestBody(required = false) String body) {
     requireValidId(id);
-    return itemBody(inventory.restock(id, parseStock(body)));
+    return itemBody(inventory.restock(id, parseStock(json, body)));
   }
 
   @PostMapping("/{id}/purchase")
@@ -73,6 +78,17 @@ public class ItemController {
       @PathVariable("id") String id, @RequestParam(name = "strategy", required = false) String strategy) {
     requireValidId(id);
     String chosen = strategy == null || strategy.isEmpty() ? settings.defaultStrategy() : strategy;
+    if (ProductionSale.STRATEGY.equals(chosen)) {
+      ProductionSale.Purchase bought = Observation.createNotStarted(PurchaseTimings.PURCHASE, observations)
+          .lowCardinalityKeyValue(PurchaseTimings.STRATEGY, chosen)
+          .observe(() -> production.buy(id));
+      return productionAnswer(id, bought);
+    }
+    List<String> known = new ArrayList<>(purchases.strategies());
+    known.add(ProductionSale.STRATEGY);
+    if (!known.contains(chosen)) {
+      throw new UnknownStrategyException(chosen, known);
+    }
     // Observed, so that the relock strategy's lock wait nests in it (see PurchaseTimings).
     PurchaseResult result = Observation.createNotStarted(PurchaseTimings.PURCHASE, observations)
         .lowCardinalityKeyValue(PurchaseTimings.STRATEGY, chosen)
@@ -117,6 +133,40 @@ public class ItemController {
     return ResponseEntity.status(status).body(body);
   }
 
+  /**
+   * The production strategy's answer: 200 with the order id once the unit is taken and its order
+   * queued (the order writers store it in the database soon after); 409 sold_out, saying whether
+   * this process answered from its in-memory flag; 404 if the item has no production sale.
+   */
+  private ResponseEntity<Map<String, Object>> productionAnswer(String id, ProductionSale.Purchase bought) {
+    FlashSale.Take take = bought.take();
+    Map<String, Object> body;
+    HttpStatus status;
+    switch (take.status()) {
+      case QUEUED:
+        status = HttpStatus.OK;
+        body = new LinkedHashMap<>();
+        body.put("item", id);
+        body.put("order", take.orderId());
+        body.put("unit", take.unit());
+        body.put("stockLeft", take.stockLeft());
+        body.put("queued", Map.of("partition", take.partition(), "entry", take.entryId()));
+        break;
+      case SOLD_OUT:
+        status = HttpStatus.CONFLICT;
+        body = ErrorBody.of("sold_out", "sold out: " + id);
+        body.put("answeredFrom", bought.fromMemory() ? "memory" : "redis");
+        break;
+      case NO_SALE:
+      default:
+        throw new ApiException(HttpStatus.NOT_FOUND, "unknown_item",
+            "no production sale of item " + id + "; start one with PUT /sales/" + id, Map.of("item", id));
+    }
+    body.put("strategy", ProductionSale.STRATEGY);
+    body.put("instance", settings.instance());
+    return ResponseEntity.status(status).body(body);
+  }
+
   private Map<String, Object> itemBody(ItemView item) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("item", item.item());
@@ -141,7 +191,7 @@ public class ItemController {
     }
   }
 
-  private static void requireValidId(String id) {
+  static void requireValidId(String id) {
     if (!RedisInventory.isValidItemId(id)) {
       throw new ApiException(
           HttpStatus.BAD_REQUEST,
@@ -151,7 +201,7 @@ public class ItemController {
     }
   }
 
-  private long parseStock(String body) {
+  static long parseStock(ObjectMapper json, String body) {
     if (body == null || body.isBlank()) {
       throw ApiException.badRequest("malformed_body", "body required: {\"stock\": <non-negative integer>}");
     }

@@ -6,6 +6,7 @@ import io.relock.demo.guard.NoGuard;
 import io.relock.demo.guard.PurchaseGuard;
 import io.relock.demo.guard.RelockGuard;
 import io.relock.demo.guard.SeedSetnxGuard;
+import io.relock.demo.production.ProductionSale;
 import io.relock.demo.store.RedisInventory;
 import io.relock.spring.LockedAutoConfiguration;
 import io.relock.spring.RelockAutoConfiguration;
@@ -55,7 +56,7 @@ import org.springframework.context.annotation.Import;
   RelockObservationsAutoConfiguration.class
 })
 @EnableConfigurationProperties(ServiceSettings.class)
-@Import({ItemController.class, TimingsController.class, ApiErrorHandler.class})
+@Import({ItemController.class, SaleController.class, TimingsController.class, ApiErrorHandler.class})
 public class ServiceApplication {
 
   /** Printed, followed by the port, once the service accepts requests. */
@@ -95,6 +96,13 @@ public class ServiceApplication {
   @Bean(destroyMethod = "close")
   RedisInventory inventory(ServiceSettings settings) {
     return RedisInventory.connect(settings.redisUri(), settings.redisTimeout());
+  }
+
+  /** Strategy {@code production}: stock taken in Redis, orders queued on streams for the order writers. */
+  @Bean(destroyMethod = "close")
+  ProductionSale productionSale(ServiceSettings settings) {
+    return ProductionSale.connect(settings.redisUri(), settings.redisTimeout(), settings.partitions(),
+        settings.instance());
   }
 
   /** The relock strategy's critical section; the starter proxies it to take the item's lock. */

@@ -15,6 +15,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param lockWait how long a relock purchase waits for the item's lock
  * @param redisTimeout deadline of one store command
  * @param setnx the settings of the article's recipe
+ * @param partitions the production strategy's order streams per sale; its order writers must be
+ *     started with the same number
  */
 @ConfigurationProperties("demo")
 public record ServiceSettings(
@@ -24,7 +26,8 @@ public record ServiceSettings(
     @DefaultValue("10ms") Duration processingTime,
     @DefaultValue("10s") Duration lockWait,
     @DefaultValue("2s") Duration redisTimeout,
-    @DefaultValue Setnx setnx) {
+    @DefaultValue Setnx setnx,
+    @DefaultValue("4") int partitions) {
 
   public ServiceSettings {
     if (instance == null || instance.isBlank()) {
@@ -32,6 +35,9 @@ public record ServiceSettings(
     }
     requireNotNegative("demo.processing-time", processingTime);
     requireNotNegative("demo.lock-wait", lockWait);
+    if (partitions < 1) {
+      throw new IllegalArgumentException("demo.partitions must be at least 1: " + partitions);
+    }
     if (redisTimeout.isNegative() || redisTimeout.isZero()) {
       throw new IllegalArgumentException("demo.redis-timeout must be positive: " + redisTimeout);
     }

@@ -13,10 +13,10 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * One of the store's Lua scripts: read from the class path once, called by SHA1. A server that does
+ * One of the demo's Lua scripts: read from the class path once, called by SHA1. A server that does
  * not know the script (first call, or after a restart) gets it loaded and the call is repeated.
  */
-final class LuaScript {
+public final class LuaScript {
 
   private final String name;
   private final String source;
@@ -30,7 +30,12 @@ final class LuaScript {
 
   /** Loads {@code name} from this package's resources. */
   static LuaScript load(String name) {
-    try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+    return load(LuaScript.class, name);
+  }
+
+  /** Loads {@code name} from the resources of {@code owner}'s package. */
+  public static LuaScript load(Class<?> owner, String name) {
+    try (InputStream in = owner.getResourceAsStream(name)) {
       if (in == null) {
         throw new IllegalStateException("script resource missing: " + name);
       }
@@ -49,12 +54,22 @@ final class LuaScript {
   }
 
   /** Runs the script; it must return an array, given back as a list. */
-  List<Object> run(RedisCommands<String, String> redis, String[] keys, String... args) {
+  public List<Object> run(RedisCommands<String, String> redis, String[] keys, String... args) {
     try {
       return redis.evalsha(sha1, ScriptOutputType.MULTI, keys, args);
     } catch (RedisNoScriptException e) {
       redis.scriptLoad(source);
       return redis.evalsha(sha1, ScriptOutputType.MULTI, keys, args);
+    }
+  }
+
+  /** Runs a script that returns one value (a string or an integer). */
+  public Object runValue(RedisCommands<String, String> redis, String[] keys, String... args) {
+    try {
+      return redis.evalsha(sha1, ScriptOutputType.VALUE, keys, args);
+    } catch (RedisNoScriptException e) {
+      redis.scriptLoad(source);
+      return redis.evalsha(sha1, ScriptOutputType.VALUE, keys, args);
     }
   }
 

@@ -6,6 +6,9 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import io.relock.demo.production.OrderLedger;
+import io.relock.demo.production.WriterCounters;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +47,31 @@ class StrategyReportTest {
   }
 
   @Test
+  void productionSummaryLine_addsTheOrdersInTheDatabase_andWhenTheSaleSoldOut() {
+    long ms = 1_000_000L;
+    LoadRun run = new LoadRun("production", Map.of(Outcome.SOLD, 2, Outcome.SOLD_OUT, 2),
+        new long[] {1 * ms, 2 * ms, 3 * ms, 4 * ms}, 1_000_000_000L, 37 * ms, new long[] {3 * ms, 4 * ms});
+    ProductionFigures figures = new ProductionFigures(2, new OrderLedger.SaleFigures(2, 0, 0, 0),
+        new WriterCounters(3, 2, 1, 4, 1, 1), 0, 120, Optional.empty());
+    StrategyReport report = new StrategyReport(run, new SaleState(0, 2, 2, 0), List.of(), NOTHING_OBSERVED,
+        Optional.of(figures));
+
+    assertThat(report.summaryLine()).isEqualTo("strategy=production requests=4 sold=2 oversold=0 errors=0 rps=4"
+        + " p99_ms=4 leftover_keys=0 persisted=2 duplicates=0 lost=0 sold_out_ms=37 fenced_writes=1 redelivered=4");
+    assertThat(figures.problems()).isEmpty();
+    assertThat(run.soldOutLatencyMillis(50)).isEqualTo(3.0);
+  }
+
+  @Test
+  void productionFigures_nameEveryLostDuplicatedOrUnacknowledgedOrder() {
+    ProductionFigures figures = new ProductionFigures(5, new OrderLedger.SaleFigures(5, 1, 1, 0),
+        new WriterCounters(0, 0, 0, 0, 0, 0), 2, 60_000, Optional.empty());
+
+    assertThat(figures.lost()).isEqualTo(1);
+    assertThat(figures.problems()).hasSize(3);
+  }
+
+  @Test
   void chart_isWrittenAsAPng(@TempDir Path dir) throws Exception {
     System.setProperty("java.awt.headless", "true");
     LoadRun run = new LoadRun("relock", Map.of(Outcome.SOLD, 2, Outcome.SOLD_OUT, 3), new long[] {1, 2, 3, 4, 5}, 1_000_000_000L);
@@ -54,6 +82,6 @@ class StrategyReportTest {
 
     BufferedImage image = ImageIO.read(png.toFile());
     assertThat(image.getWidth()).isEqualTo(1200);
-    assertThat(image.getHeight()).isEqualTo(600);
+    assertThat(image.getHeight()).isEqualTo(750);
   }
 }

@@ -126,12 +126,75 @@ class ServiceHttpTest {
   }
 
   @Test
+  void timings_countThePurchasesInFlight_untilTheyAreAnswered() throws Exception {
+    put("sale-in-flight", "{\"stock\": 5}");
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    SteerableStep.current = (item, stock) -> {
+      try {
+        release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    java.util.concurrent.CompletableFuture<Reply> bought =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> purchase("sale-in-flight", "none"));
+    try {
+      Eventually.await("the stalled purchase counted in flight", Duration.ofSeconds(30),
+          () -> get("/timings").json.get("inFlight").asLong() == 1);
+    } finally {
+      release.countDown();
+    }
+    assertThat(bought.get(30, java.util.concurrent.TimeUnit.SECONDS).status).isEqualTo(200);
+    Eventually.await("no purchase in flight", Duration.ofSeconds(30),
+        () -> get("/timings").json.get("inFlight").asLong() == 0);
+  }
+
+  @Test
   void purchase_withoutStockLeft_answers409SoldOut() throws Exception {
     put("sale-empty", "{\"stock\": 0}");
 
     Reply reply = purchase("sale-empty", "relock");
 
     assertJsonError(reply, 409, "sold_out");
+  }
+
+  @Test
+  void production_putSale_thenPurchases_queueOrdersUntilSoldOut_thenAnswerFromMemory() throws Exception {
+    Reply started = send(HttpRequest.newBuilder(base.resolve("/sales/prod-1"))
+        .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{\"stock\": 1}")));
+    assertThat(started.status).as(started.body).isEqualTo(200);
+    long sale = started.json.get("sale").asLong();
+    assertThat(started.json.get("stock").asLong()).isEqualTo(1);
+    assertThat(started.json.get("soldOutHere").asBoolean()).isFalse();
+
+    Reply bought = purchase("prod-1", "production");
+    assertThat(bought.status).as(bought.body).isEqualTo(200);
+    assertThat(bought.json.get("order").asText()).isEqualTo("prod-1-" + sale + "-1");
+    assertThat(bought.json.get("stockLeft").asLong()).isZero();
+    assertThat(bought.json.get("queued").get("partition").asInt()).isZero();
+
+    Reply fromRedis = purchase("prod-1", "production");
+    assertJsonError(fromRedis, 409, "sold_out");
+    assertThat(fromRedis.json.get("answeredFrom").asText()).isEqualTo("redis");
+    Reply fromMemory = purchase("prod-1", "production");
+    assertJsonError(fromMemory, 409, "sold_out");
+    assertThat(fromMemory.json.get("answeredFrom").asText()).isEqualTo("memory");
+
+    Reply view = get("/sales/prod-1");
+    assertThat(view.json.get("taken").asLong()).isEqualTo(1);
+    assertThat(view.json.get("soldOutHere").asBoolean()).isTrue();
+  }
+
+  @Test
+  void production_withoutASale_answers404_andItsBadInputAnswers400() throws Exception {
+    assertJsonError(purchase("prod-none", "production"), 404, "unknown_item");
+    assertJsonError(get("/sales/prod-none"), 404, "unknown_item");
+    assertJsonError(send(HttpRequest.newBuilder(base.resolve("/sales/prod-bad"))
+        .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{\"stock\": -3}"))),
+        400, "bad_stock");
+    Reply unknown = purchase("prod-none", "optimistic");
+    assertJsonError(unknown, 400, "unknown_strategy");
+    assertThat(unknown.json.get("error").asText()).contains("production");
   }
 
   @Test
