@@ -56,6 +56,7 @@ class RelockLockRegistryTest {
     String expected = System.getProperty("relock.expected.spring-integration");
     String jar = String.valueOf(LockRegistry.class.getProtectionDomain().getCodeSource().getLocation());
     assertThat(jar).contains("spring-integration-core-" + expected);
+    assertThat(org.springframework.core.SpringVersion.getVersion()).startsWith(System.getProperty("relock.expected.spring"));
   }
 
   @Test
