@@ -87,6 +87,25 @@ public abstract class LeaseChangeContract extends RelockContract {
   }
 
   @Test
+  void extend_ofALockJustHandedOver_isNotUndoneByTheHandOversConfirmation() throws Exception {
+    LockLease first = client().lock("handed").acquire(Duration.ZERO);
+    // A waiter in Redis: the release hands it the lock for the claim time (2 s here), and its
+    // client confirms the hand-over a third of the way in, renewing it to what is left of its 10 s.
+    Relock waiter = client();
+    CompletableFuture<LockLease> next = CompletableFuture.supplyAsync(
+        () -> waiter.lock("handed").acquire(PATIENCE, Duration.ofSeconds(10)));
+    awaitQueued("handed", 1);
+    first.close();
+    LockLease second = next.get();
+    second.extend(Duration.ofSeconds(40));
+    long confirmed = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    await("past the hand-over's confirmation", () -> System.nanoTime() - confirmed > 0);
+    assertThat((Long) redis("PTTL", lockKey("handed"))).as("the extension stands").isGreaterThan(30_000L);
+    assertThat(second.remaining()).isGreaterThan(Duration.ofSeconds(30));
+    second.close();
+  }
+
+  @Test
   void extend_ofAnEndedLease_throwsLockLost_andLeavesTheNextOwnersHoldAlone() {
     LockLease ended = client().lock("ended").acquire(Duration.ZERO, Duration.ofMillis(300));
     await("the lease ended", () -> !ended.isValid());
