@@ -55,10 +55,12 @@ public final class RelockLockProvider implements ExtensibleLockProvider {
   public static final String DEFAULT_NAME_PREFIX = "shedlock:";
 
   /**
-   * The locks each thread took and has not unlocked, newest last, for {@link
-   * #currentFencingToken()}: ShedLock runs a task on the thread that locked it.
+   * The holds each thread took and has not unlocked, newest last, for {@link
+   * #currentFencingToken()}: ShedLock runs a task on the thread that locked it. A hold, not a lock
+   * object: an extension (made on any thread, by ShedLock's KeepAliveLockProvider say) is the same
+   * hold under a new {@code SimpleLock}.
    */
-  private static final ThreadLocal<Deque<RelockSimpleLock>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
+  private static final ThreadLocal<Deque<RelockSimpleLock.Hold>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
 
   private final Relock relock;
   private final String namePrefix;
@@ -109,9 +111,11 @@ public final class RelockLockProvider implements ExtensibleLockProvider {
     } catch (LockTimeoutException busy) {
       return Optional.empty();
     }
-    RelockSimpleLock simple = new RelockSimpleLock(lease, name, RelockSimpleLock.untilNanos(started, atLeast));
-    held(simple);
-    return Optional.of(simple);
+    RelockSimpleLock.Hold hold = new RelockSimpleLock.Hold(lease);
+    Deque<RelockSimpleLock.Hold> held = HELD.get();
+    held.removeIf(h -> !h.isCurrent()); // unlocked on other threads since
+    held.addLast(hold);
+    return Optional.of(new RelockSimpleLock(hold, name, RelockSimpleLock.untilNanos(started, atLeast)));
   }
 
   /**
@@ -123,17 +127,15 @@ public final class RelockLockProvider implements ExtensibleLockProvider {
    * @return the token, or empty if the thread holds no lock from a {@code RelockLockProvider}
    */
   public static OptionalLong currentFencingToken() {
-    Deque<RelockSimpleLock> held = HELD.get();
-    for (Iterator<RelockSimpleLock> it = held.descendingIterator(); it.hasNext(); ) {
-      RelockSimpleLock l = it.next();
-      if (l.isCurrent()) {
-        return OptionalLong.of(l.fencingToken());
+    Deque<RelockSimpleLock.Hold> held = HELD.get();
+    for (Iterator<RelockSimpleLock.Hold> it = held.descendingIterator(); it.hasNext(); ) {
+      RelockSimpleLock.Hold h = it.next();
+      if (h.isCurrent()) {
+        return OptionalLong.of(h.lease.fencingToken());
       }
-      it.remove(); // unlocked or extended on another thread
+      it.remove(); // unlocked on another thread, or lost
     }
-    if (held.isEmpty()) {
-      HELD.remove();
-    }
+    HELD.remove();
     return OptionalLong.empty();
   }
 
@@ -150,26 +152,10 @@ public final class RelockLockProvider implements ExtensibleLockProvider {
     }
   }
 
-  /** {@code lock} now runs under the calling thread (see {@link #currentFencingToken()}). */
-  static void held(RelockSimpleLock lock) {
-    HELD.get().addLast(lock);
-  }
-
-  /** {@code lock} was unlocked or replaced by its extension: the calling thread forgets it. */
-  static void released(RelockSimpleLock lock, RelockSimpleLock replacement) {
-    Deque<RelockSimpleLock> held = HELD.get();
-    if (replacement != null) {
-      // The extension is the same hold, under a new lock object: it takes the old one's place.
-      for (Iterator<RelockSimpleLock> it = held.iterator(); it.hasNext(); ) {
-        if (it.next() == lock) {
-          it.remove();
-          break;
-        }
-      }
-      held.addLast(replacement);
-    } else {
-      held.removeLastOccurrence(lock);
-    }
+  /** {@code hold} was unlocked: the calling thread forgets it (another thread's forgets it when it next looks). */
+  static void released(RelockSimpleLock.Hold hold) {
+    Deque<RelockSimpleLock.Hold> held = HELD.get();
+    held.removeLastOccurrence(hold);
     if (held.isEmpty()) {
       HELD.remove();
     }

@@ -19,14 +19,31 @@ import org.slf4j.LoggerFactory;
 public final class RelockSimpleLock implements SimpleLock {
   private static final Logger log = LoggerFactory.getLogger(RelockSimpleLock.class);
 
+  /** One hold in Redis, shared by a lock and its extensions. */
+  static final class Hold {
+    final LockLease lease;
+    private volatile boolean released;
+
+    Hold(LockLease lease) {
+      this.lease = lease;
+    }
+
+    /** Not unlocked, and still valid by the local clock. */
+    boolean isCurrent() {
+      return !released && lease.isValid();
+    }
+  }
+
+  private final Hold hold;
   private final LockLease lease;
   private final String name;
   /** When {@code lockAtLeastFor} ends, by the local monotonic clock. */
   private final long atLeastUntilNanos;
   private final AtomicBoolean used = new AtomicBoolean();
 
-  RelockSimpleLock(LockLease lease, String name, long atLeastUntilNanos) {
-    this.lease = lease;
+  RelockSimpleLock(Hold hold, String name, long atLeastUntilNanos) {
+    this.hold = hold;
+    this.lease = hold.lease;
     this.name = name;
     this.atLeastUntilNanos = atLeastUntilNanos;
   }
@@ -72,7 +89,8 @@ public final class RelockSimpleLock implements SimpleLock {
   @Override
   public void unlock() {
     use();
-    RelockLockProvider.released(this, null);
+    hold.released = true;
+    RelockLockProvider.released(hold);
     long keep = atLeastUntilNanos - System.nanoTime();
     try {
       if (keep > 0) {
@@ -113,17 +131,14 @@ public final class RelockSimpleLock implements SimpleLock {
     try {
       lease.extend(atMost);
     } catch (LockLostException e) {
-      RelockLockProvider.released(this, null);
       return Optional.empty();
     }
-    RelockSimpleLock extended = new RelockSimpleLock(lease, name, untilNanos(now, lockAtLeastFor));
-    RelockLockProvider.released(this, extended);
-    return Optional.of(extended);
+    return Optional.of(new RelockSimpleLock(hold, name, untilNanos(now, lockAtLeastFor)));
   }
 
   /** Whether this lock is the current one of its hold: neither unlocked nor extended, not lost. */
-  boolean isCurrent() {
-    return !used.get() && lease.isValid();
+  private boolean isCurrent() {
+    return !used.get() && hold.isCurrent();
   }
 
   private void use() {

@@ -185,6 +185,18 @@ class RelockLockProviderTest {
   }
 
   @Test
+  void anExtensionOnAnotherThread_keepsTheTasksFencingToken() throws Exception {
+    // ShedLock's KeepAliveLockProvider extends a task's lock from its own scheduler thread.
+    SimpleLock lock = provider.lock(config("kept-alive", Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
+    long token = ((RelockSimpleLock) lock).fencingToken();
+    SimpleLock extended = java.util.concurrent.CompletableFuture
+        .supplyAsync(() -> lock.extend(Duration.ofSeconds(30), Duration.ZERO).orElseThrow()).get();
+    assertThat(RelockLockProvider.currentFencingToken()).as("in the task, after the extension").hasValue(token);
+    extended.unlock();
+    assertThat(RelockLockProvider.currentFencingToken()).isEmpty();
+  }
+
+  @Test
   void manyThreads_neverHoldOneLockAtOnce() throws Exception {
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
