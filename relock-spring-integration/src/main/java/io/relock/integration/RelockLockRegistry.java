@@ -34,8 +34,10 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *       them holds or waits for the lock in Redis.
  *   <li>{@link Lock#lock()} waits as long as it takes, ignoring interrupts; {@link
  *       Lock#lockInterruptibly()} and {@link Lock#tryLock(long, java.util.concurrent.TimeUnit)}
- *       stop at an interrupt; {@link Lock#tryLock()} tries once. Redis failing, or the client
- *       closed, throws Spring's {@code CannotAcquireLockException}.
+ *       stop at an interrupt; {@link Lock#tryLock()} tries once. While Redis is unreachable,
+ *       {@code lock()} and {@code lockInterruptibly()} keep waiting, and a timed {@code tryLock}
+ *       throws Spring's {@code CannotAcquireLockException} if it stayed so for the whole wait; so
+ *       do all of them when Redis refuses the call or the client is closed.
  *   <li>By default a hold is kept alive by relock's watchdog for as long as the process lives and
  *       ends within the client's default lease after it dies (no {@code expireAfter} to tune).
  *       With a {@code lease}, each hold lasts that long unless renewed, as {@code
