@@ -99,6 +99,73 @@ public interface LockLease extends AutoCloseable {
   void onLost(Runnable listener);
 
   /**
+   * Sets how long this lease has left: Redis keeps the lock {@code lease} from now, sooner or later
+   * than it would have, if this lease still holds it (Redis checks the owner, so another owner's
+   * hold is never touched). One Redis round trip; on {@link Relock.Builder#redlock Redlock}, one to
+   * every master, and a majority must confirm. Works for every kind of lock (an exclusive lock, a
+   * semaphore's permit, either lane of a read-write lock, a multi-lock: each of its locks) on every
+   * topology.
+   *
+   * <p>The lease then ends {@code lease} from now, unless extended again; {@link #isValid()} and
+   * {@link #remaining()} follow. A lease renewed by the watchdog (acquired without an explicit
+   * lease) is taken off the watchdog for good: from then on it is a fixed lease, as if acquired
+   * with an explicit one, that ends {@code lease} from now unless extended again. (The watchdog
+   * would otherwise set the default lease again at its next round, undoing a longer extension, and
+   * a shorter one could run out before that round.) If the call fails with {@link
+   * RelockException}, a watchdog-renewed lease stays on the watchdog.
+   *
+   * <p>Until Redis answers, the lease counts as ending at the sooner of its end before and {@code
+   * lease} from now; if Redis cannot be reached, it stays so (Redis may or may not have run it).
+   * Calls on one lease take turns; a call on a lease handed over from another holder a moment ago
+   * may first wait (a fraction of a second) until this client has confirmed that hand-over.
+   *
+   * @param lease how long Redis is to keep the lock from now; at least 1 ms (on Redlock, at most
+   *     the {@link Relock.Builder#redlockRestartDelay restart delay})
+   * @throws LockLostException if the lease has ended (its time ran out, by the local clock
+   *     included), was lost, or Redis found the lock gone or held by another owner
+   * @throws IllegalStateException if the lease was closed
+   * @throws IllegalArgumentException if {@code lease} is under 1 ms, or longer than the Redlock
+   *     restart delay on Redlock
+   * @throws RelockException if Redis could not be reached within the command timeout
+   * @throws UnsupportedOperationException if this lease is not one of relock's own
+   */
+  default void extend(Duration lease) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot extend a lease");
+  }
+
+  /**
+   * Closes this lease but leaves the lock held in Redis for {@code keep} more, after which Redis
+   * lets it go by itself (the lock "held at least" this long after its work is done). Redis checks
+   * the owner and sets the lock's time to live to {@code keep}, sooner or later than its end
+   * before; another owner's hold is never touched. One Redis round trip (on Redlock, one to every
+   * master, and a majority must confirm). Works on every kind of lock and every topology, as
+   * {@link #extend} does.
+   *
+   * <p>From then on the lease counts as closed to this client: the watchdog stops renewing it,
+   * {@link #isValid()} is false, {@link #close()} and {@code closeAfter} do nothing, its {@link
+   * #onLost} listeners never run, and {@link Relock#close()} leaves the lock to its expiry.
+   * Nothing hands the lock on when it expires: waiters, in this client and in others, find it free
+   * at their next look, which comes when the lock's time to live as they last read it runs out or
+   * after the {@link Relock.Builder#recheckInterval recheck interval} (default 1 s), whichever is
+   * sooner.
+   *
+   * <p>If Redis could not be reached, the lease is closed all the same and the lock ends by itself,
+   * at {@code keep} from now or at the end of its lease before, as Redis ran the call or not.
+   *
+   * @param keep how long Redis is to keep the lock from now; zero or negative is {@link #close()}
+   * @throws LockLostException if the lease had been lost (it ended, was taken, or Redis found it
+   *     gone); another owner's lock is left untouched
+   * @throws NullPointerException if {@code keep} is null
+   * @throws IllegalArgumentException on Redlock, if {@code keep} is longer than the {@link
+   *     Relock.Builder#redlockRestartDelay restart delay}
+   * @throws RelockException if Redis could not be reached within the command timeout
+   * @throws UnsupportedOperationException if this lease is not one of relock's own
+   */
+  default void closeAfter(Duration keep) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot close a lease after a delay");
+  }
+
+  /**
    * Releases this hold, from any thread. Blocks for one Redis round trip; if other processes wait
    * for the lock, the same call hands it to the longest waiter. Closing an already closed lease
    * does nothing. The lease is closed here whatever Redis answers.

@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Two kinds of state live here. Validity and loss only ever move one way (later deadline, valid
  * to lost, open to closed) and are set with atomic writes by whoever learns of them: the watchdog,
- * an expiry check, a caller of {@link #isValid()}. Everything else, the thread's hold count
+ * an expiry check, a caller of {@link #isValid()}. The one exception is {@link #extend}, which may
+ * set a sooner deadline (see {@link #beginLeaseChange}). Everything else, the thread's hold count
  * included, belongs to the lock's {@link LockState} and is written only by its mailbox.
  */
 final class HeldLease implements LockLease {
@@ -38,8 +39,13 @@ final class HeldLease implements LockLease {
   final long serial;
   final long leaseNanos;
   final long driftNanos;
-  /** Whether the watchdog renews this lease (no explicit lease was given). */
-  final boolean renewed;
+  /**
+   * Whether the watchdog renews this lease (no explicit lease was given); an {@link #extend} takes
+   * it off the watchdog for good.
+   */
+  volatile boolean renewed;
+  /** The lease the last {@link #extend} set, in ms (0: never extended), for the loss's message. */
+  volatile long extendedMillis;
   /** The owning thread's id for {@code lock()} style holds, or -1 for a lease-style owner. */
   final long threadId;
   /**
@@ -94,6 +100,21 @@ final class HeldLease implements LockLease {
   volatile int notices;
   static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<HeldLease> NOTICES =
       java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(HeldLease.class, "notices");
+  /**
+   * Set while a handed-over hold waits for its confirmation (see LockEngine#confirmHandoff), which
+   * completes it: a change of its lease waits for that first, so that the confirmation's write
+   * cannot land after the change and undo it. Null otherwise.
+   */
+  volatile java.util.concurrent.CompletableFuture<Void> confirmation;
+  /** Serialises {@link #extend} and {@link #closeAfter} of this lease; made on first use. */
+  private volatile java.util.concurrent.locks.ReentrantLock leaseChanges;
+  /**
+   * Whether an {@link #extend} is under way, whether one ever was, and from when renewals count
+   * again after the last one (see {@link #renewed}); guarded by this object's monitor.
+   */
+  private boolean changing;
+  private boolean changedOnce;
+  private long renewalsCountFromNanos;
   /** The {@link io.relock.LockObserver}s following this hold, until told it ended; usually null. */
   private volatile Observers.Hold observed;
   private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<HeldLease, Observers.Hold> OBSERVED =
@@ -167,17 +188,49 @@ final class HeldLease implements LockLease {
     engine.close(this);
   }
 
+  @Override
+  public void extend(Duration lease) {
+    engine.extend(this, lease);
+  }
+
+  @Override
+  public void closeAfter(Duration keep) {
+    engine.closeAfter(this, keep);
+  }
+
+  /** The lock that serialises this lease's changes (see {@link LockEngine#extend}). */
+  java.util.concurrent.locks.ReentrantLock leaseChanges() {
+    java.util.concurrent.locks.ReentrantLock l = leaseChanges;
+    if (l == null) {
+      synchronized (this) {
+        l = leaseChanges;
+        if (l == null) {
+          l = new java.util.concurrent.locks.ReentrantLock();
+          leaseChanges = l;
+        }
+      }
+    }
+    return l;
+  }
+
   long validUntilNanos() {
     return validUntilNanos;
   }
 
-  /** A renewal sent at {@code sentNanos} found the lock still ours and extended it. */
-  void renewed(long sentNanos) {
+  /**
+   * A renewal sent at {@code sentNanos} found the lock still ours and extended it. One sent before
+   * the last {@link #extend} was answered counts for nothing: Redis may have run it before the
+   * extension (on another connection), whose end then stands, sooner perhaps.
+   */
+  synchronized void renewed(long sentNanos) {
+    if (changing || changedOnce && sentNanos - renewalsCountFromNanos < 0) {
+      return;
+    }
     extendTo(sentNanos + leaseNanos - driftNanos);
   }
 
   /** Moves the local deadline later (never earlier). */
-  void extendTo(long untilNanos) {
+  synchronized void extendTo(long untilNanos) {
     if (untilNanos - validUntilNanos > 0) {
       validUntilNanos = untilNanos;
     }
@@ -200,6 +253,32 @@ final class HeldLease implements LockLease {
     long local = validUntilNanos + driftNanos;
     long extended = extendedToNanos;
     return extended - local > 0 ? extended : local;
+  }
+
+  /**
+   * An extension that ends at {@code untilNanos} by the local clock is about to be sent: until it is
+   * answered, the hold ends at the sooner of that and its deadline before (Redis may run it at any
+   * moment), and no renewal counts.
+   */
+  synchronized void beginLeaseChange(long untilNanos) {
+    changing = true;
+    changedOnce = true;
+    if (untilNanos - validUntilNanos < 0) {
+      validUntilNanos = untilNanos;
+    }
+  }
+
+  /**
+   * The extension is over: Redis ran it ({@code ran}: {@code untilNanos} is then the hold's
+   * deadline, sooner or later than before), or its outcome is unknown (the sooner deadline stands).
+   * Renewals count again from those sent now on.
+   */
+  synchronized void endLeaseChange(boolean ran, long untilNanos) {
+    if (ran) {
+      validUntilNanos = untilNanos;
+    }
+    changing = false;
+    renewalsCountFromNanos = System.nanoTime();
   }
 
   String lostReason() {

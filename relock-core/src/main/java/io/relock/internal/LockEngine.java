@@ -678,6 +678,7 @@ public final class LockEngine {
       watchdog.add(h);
     }
     if (claimed) {
+      h.confirmation = new CompletableFuture<>();
       long confirmAt = validFromNanos + TimeUnit.MILLISECONDS.toNanos(claimMillis()) / 3;
       schedule(confirmAt - System.nanoTime(), () -> confirmHandoff(h, validFromNanos, 0));
     }
@@ -700,6 +701,7 @@ public final class LockEngine {
     // this: either the release counts this call, or this call is not sent.
     h.mayBeExtendedTo(extendedByCallTo(sent, leaseMillis));
     if (h.closed.get() || h.lostReason() != null) {
+      confirmed(h);
       return;
     }
     long px = h.renewed ? leaseMillis : Math.max(1, leaseMillis - TimeUnit.NANOSECONDS.toMillis(sent - grantedNanos));
@@ -710,14 +712,25 @@ public final class LockEngine {
           schedule(Math.min(Retry.backoffNanos(attempt), left / 2), () -> confirmHandoff(h, grantedNanos, attempt + 1));
         } else {
           log.warn("could not confirm handed-over lock '{}': {}", h.lockName(), error.getMessage());
+          confirmed(h);
         }
       } else if (held) {
         log.trace("{} confirmed handoff", h.owner);
         h.extendTo(h.renewed ? sent + h.leaseNanos - h.driftNanos : grantedNanos + h.leaseNanos - h.driftNanos);
+        confirmed(h);
       } else {
         h.lost("the lock handed over to it expired or was taken before it was confirmed");
+        confirmed(h);
       }
     });
+  }
+
+  /** A hand-over's confirmation is over, however it went: changes of the lease may go ahead. */
+  private static void confirmed(HeldLease h) {
+    CompletableFuture<Void> c = h.confirmation;
+    if (c != null) {
+      c.complete(null);
+    }
   }
 
   /** Runs {@code task} on the timer thread after {@code delayNanos}; null once the client is closing. */
@@ -748,6 +761,9 @@ public final class LockEngine {
   }
 
   String expiryReason(HeldLease h) {
+    if (h.extendedMillis > 0) {
+      return "its lease, last extended for " + Duration.ofMillis(h.extendedMillis) + ", ran out";
+    }
     return h.renewed
         ? "the lease ran out before a renewal succeeded (Redis unreachable or the process paused)"
         : "its lease of " + Duration.ofNanos(h.leaseNanos) + " ran out";
@@ -952,6 +968,135 @@ public final class LockEngine {
   /** Releases a lease nobody will close (its acquisition was cancelled as it completed). */
   void abandonLease(HeldLease h) {
     h.state.post(() -> h.state.close(h, new CompletableFuture<>()));
+  }
+
+  // ---- changing a lease: extend and closeAfter ----------------------------------------------
+
+  /**
+   * {@link HeldLease#extend}: sets the hold's time to live in Redis (extend.lua), owner-checked,
+   * and its local deadline with it. The hold's state is not involved: nothing but the deadline
+   * changes, and that belongs to the hold (see {@link HeldLease#beginLeaseChange}).
+   */
+  void extend(HeldLease h, Duration lease) {
+    Checks.lease("lease", lease);
+    requireWithinRestartDelay("lease", lease, h.lockName());
+    long millis = lease.toMillis();
+    java.util.concurrent.locks.ReentrantLock turn = h.leaseChanges();
+    turn.lock();
+    try {
+      awaitConfirmation(h);
+      if (h.closed.get()) {
+        throw new IllegalStateException("the lease on lock '" + h.lockName() + "' (token " + h.token
+            + ") is closed; it cannot be extended");
+      }
+      if (!h.isValid()) {
+        throw new LockLostException(h.lockName(), h.lostReason());
+      }
+      // A watchdog-renewed lease becomes a fixed one: the watchdog's next round would undo the
+      // extension (renew.lua sets the default lease), and a shorter one could run out before it.
+      boolean wasRenewed = h.renewed;
+      watchdog.remove(h);
+      long sent = System.nanoTime();
+      long until = sent + TimeUnit.MILLISECONDS.toNanos(millis) - settings.driftNanosForMillis(millis);
+      // A longer extension whose answer is lost may still have run: a release keeps trying that long.
+      h.mayBeExtendedTo(extendedByCallTo(sent, millis));
+      h.beginLeaseChange(until);
+      boolean held;
+      try {
+        held = (Long) await(runExtend(h, millis)).get(0) == 1L;
+      } catch (RuntimeException e) {
+        h.endLeaseChange(false, 0);
+        if (wasRenewed && !h.closed.get() && h.lostReason() == null) {
+          watchdog.add(h); // as it was: renewed on, whatever Redis ran
+        }
+        rearmExpiryCheck(h);
+        throw e;
+      }
+      if (!held) {
+        h.endLeaseChange(false, 0);
+        h.lost("an extension found the lock expired or held by another owner");
+        throw new LockLostException(h.lockName(), h.lostReason());
+      }
+      h.renewed = false;
+      h.extendedMillis = millis;
+      h.endLeaseChange(true, until);
+      rearmExpiryCheck(h);
+    } finally {
+      turn.unlock();
+    }
+  }
+
+  /**
+   * {@link HeldLease#closeAfter}: closes the lease in the client (see LockState#closeAfter) and has
+   * Redis expire its hold {@code keep} from now (extend.lua); {@code keep} zero or negative is a
+   * plain close. A lease already lost or past its deadline is closed as {@link #close} does, which
+   * reads the lock before it takes anything and reports the loss.
+   */
+  void closeAfter(HeldLease h, Duration keep) {
+    java.util.Objects.requireNonNull(keep, "keep must not be null");
+    if (keep.isZero() || keep.isNegative()) {
+      close(h);
+      return;
+    }
+    requireWithinRestartDelay("keep", keep, h.lockName());
+    long millis = Math.max(1, keep.toMillis());
+    java.util.concurrent.locks.ReentrantLock turn = h.leaseChanges();
+    turn.lock();
+    try {
+      awaitConfirmation(h);
+      if (h.closed.get()) {
+        return;
+      }
+      if (!h.isValid()) {
+        close(h);
+        return;
+      }
+      CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
+      h.state.post(() -> h.state.closeAfter(h, millis, done));
+      finishRelease(done, h.lockName());
+    } finally {
+      turn.unlock();
+    }
+  }
+
+  /** Runs extend.lua for {@code h}: {1} if its owner still held it and it now expires {@code millis} from now. */
+  CompletableFuture<List<Object>> runExtend(HeldLease h, long millis) {
+    return scripts.run(Scripts.EXTEND, List.of(h.holdKey), List.of(h.owner, Long.toString(millis)), h.lockName());
+  }
+
+  /** On Redlock, no hold may outlast the restart delay (see {@link #acquire}). */
+  private void requireWithinRestartDelay(String what, Duration d, String name) {
+    if (settings.redlockRestartDelay() != null && d.compareTo(settings.redlockRestartDelay()) > 0) {
+      throw new IllegalArgumentException(what + " " + d + " for lock '" + name + "' is longer than the Redlock restart"
+          + " delay " + settings.redlockRestartDelay() + ": a node that lost its data could rejoin while the lock is"
+          + " still held; raise redlockRestartDelay(...) or ask for less");
+    }
+  }
+
+  /**
+   * Waits (at most the release wait) for a hand-over's confirmation under way: its write must not
+   * land after a change of the lease and undo it.
+   */
+  private void awaitConfirmation(HeldLease h) {
+    CompletableFuture<Void> c = h.confirmation;
+    if (c != null && !c.isDone()) {
+      try {
+        awaitUninterruptibly(c, releaseWait);
+      } catch (TimeoutException e) {
+        log.debug("lock '{}': changing the lease without its hand-over's confirmation, which is late", h.lockName());
+      }
+    }
+  }
+
+  /** The deadline of {@code h} moved, sooner perhaps: its expiry check follows. */
+  private void rearmExpiryCheck(HeldLease h) {
+    ScheduledFuture<?> check = h.expiryCheck;
+    if (check != null) {
+      check.cancel(false);
+    }
+    if (!h.closed.get() && h.lostReason() == null) {
+      scheduleExpiryCheck(h);
+    }
   }
 
   // ---- inspection ---------------------------------------------------------------------------

@@ -306,6 +306,50 @@ final class LockState {
   }
 
   /**
+   * {@link HeldLease#closeAfter}: the hold ends here at once, as a release would end it, but
+   * instead of a release Redis is told to expire it {@code keepMillis} from now (extend.lua). No
+   * release will hand the lock on, so this client's first waiter, if it follows the hold (see
+   * Acquisition#follow), asks Redis for itself now, where it waits as another client's waiter
+   * would. Completes {@code done} as a release does: with null if the lease was closed before,
+   * with the loss if Redis found the lock not the hold's any more.
+   */
+  void closeAfter(HeldLease h, long keepMillis, CompletableFuture<Release.Outcome> done) {
+    if (!h.closed.compareAndSet(false, true)) {
+      done.complete(null);
+      return;
+    }
+    engine.holds.decrementAndGet();
+    if (engine.listeners.any()) {
+      java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - h.acquiredAtNanos);
+      engine.listeners.emit(l -> l.released(keys.name(), held));
+    }
+    CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
+    engine.stopTracking(h);
+    holds.remove(h.owner, h);
+    threadHolds.remove(h.threadId, h);
+    Acquisition head = kind.queuesLocally() ? queue.peekFirst() : null;
+    if (head != null && head.mayFollow()) {
+      startFirst(head);
+    }
+    engine.runExtend(h, keepMillis).whenComplete((reply, error) -> post(() -> {
+      try {
+        if (error != null) {
+          RuntimeException e = LockEngine.unchecked(error);
+          answered.completeExceptionally(e instanceof RelockException ? e
+              : new RelockException("could not set the expiry of lock '" + keys.name() + "': " + e, e));
+        } else if ((Long) reply.get(0) == 1L) {
+          answered.complete(new Release.Outcome(h, null));
+        } else {
+          answered.complete(new Release.Outcome(h, "the lock had expired or is held by another owner (token "
+              + h.token + ")"));
+        }
+      } finally {
+        engine.unref(this);
+      }
+    }));
+  }
+
+  /**
    * The first of the local queue if it follows this client's holds (see Acquisition#follow): a
    * release may hand it the lock although it has not asked Redis.
    */

@@ -606,6 +606,59 @@ public final class RedisMultiLock implements DistributedLock {
     }
 
     /**
+     * Extends each lock's lease in turn, in the order they were taken; the first failure stops it
+     * and is thrown (the locks before it are extended, those after it are not).
+     */
+    @Override
+    public void extend(Duration lease) {
+      Checks.lease("lease", lease);
+      for (LockLease l : leases) {
+        l.extend(lease);
+      }
+    }
+
+    /**
+     * Closes every lock's lease after {@code keep}, as {@link #close()} releases them: each one,
+     * even if one fails, then the first loss (or else the first other failure) is thrown.
+     */
+    @Override
+    public void closeAfter(Duration keep) {
+      java.util.Objects.requireNonNull(keep, "keep must not be null");
+      if (keep.isZero() || keep.isNegative()) {
+        close();
+        return;
+      }
+      RuntimeException lost = null;
+      RuntimeException other = null;
+      for (int i = leases.size() - 1; i >= 0; i--) {
+        try {
+          leases.get(i).closeAfter(keep);
+        } catch (LockLostException e) {
+          if (lost == null) {
+            lost = e;
+          } else {
+            lost.addSuppressed(e);
+          }
+        } catch (RuntimeException e) {
+          if (other == null) {
+            other = e;
+          } else {
+            other.addSuppressed(e);
+          }
+        }
+      }
+      if (lost != null) {
+        if (other != null) {
+          lost.addSuppressed(other);
+        }
+        throw lost;
+      }
+      if (other != null) {
+        throw other;
+      }
+    }
+
+    /**
      * Releases every lock, in the reverse of the order they were taken, even if one fails; then
      * throws {@link LockLostException} if any was lost (naming the first, the others suppressed),
      * else the first other failure.

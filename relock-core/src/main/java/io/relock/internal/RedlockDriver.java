@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The Redlock quorum behind the one engine: a {@link RedisDriver} over N independent masters that
  * answers the engine's scripts ({@code acquire.lua}, {@code release.lua}, {@code renew.lua},
- * {@code inspect.lua}, {@code force_unlock.lua}) with the answers a single Redis would give, by
+ * {@code extend.lua}, {@code inspect.lua}, {@code force_unlock.lua}) with the answers a single Redis would give, by
  * running the {@code redlock_*.lua} scripts on every node and counting a majority. The engine's
  * waiting, re-entrancy, watchdog, loss reports and close stay exactly as on one Redis.
  *
@@ -134,6 +134,7 @@ final class RedlockDriver implements RedisDriver {
         Scripts.ACQUIRE.sha1(), this::acquire,
         Scripts.RELEASE.sha1(), this::release,
         Scripts.RENEW.sha1(), this::renew,
+        Scripts.EXTEND.sha1(), this::extend,
         Scripts.INSPECT.sha1(), (keys, args) -> inspect(keys),
         Scripts.FORCE_UNLOCK.sha1(), this::forceUnlock,
         Scripts.SERVER_INFO.sha1(), (keys, args) -> serverInfo(keys, args));
@@ -679,6 +680,35 @@ final class RedlockDriver implements RedisDriver {
             merged[i] = renewed >= majority;
           }
           return new ScriptCalls.Renewed(elapsed, merged).toReply();
+        });
+  }
+
+  /**
+   * See extend.lua: the hold's time to live is set on every master; it counts when a majority set
+   * it. When too few answered to tell, the call fails (the hold may still be the owner's on a
+   * majority): not a loss.
+   */
+  private CompletableFuture<List<Object>> extend(List<String> keys, List<String> args) {
+    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.EXTEND, keys, args, keys.get(0))), keys)
+        .thenApply(answers -> {
+          int set = 0;
+          int unknown = 0;
+          for (Answer a : answers) {
+            if (a.error() != null) {
+              unknown++;
+            } else if (a.code() == 1) {
+              set++;
+            }
+          }
+          if (set >= majority) {
+            return List.<Object>of(1L);
+          }
+          if (set + unknown >= majority) {
+            throw new RedlockUnavailableException("could not set the expiry of " + keys.get(0)
+                + " on a majority of Redlock nodes: " + String.join("; ", answers.stream().filter(a -> a.error() != null)
+                    .map(a -> a.node().name() + ": " + message(a.error())).toList()));
+          }
+          return List.<Object>of(0L);
         });
   }
 

@@ -7,6 +7,7 @@ public final class Scripts {
   public static final LuaScript ACQUIRE = LuaScript.load("acquire.lua");
   public static final LuaScript RELEASE = LuaScript.load("release.lua");
   public static final LuaScript RENEW = LuaScript.load("renew.lua");
+  public static final LuaScript EXTEND = LuaScript.load("extend.lua");
   public static final LuaScript FORCE_UNLOCK = LuaScript.load("force_unlock.lua");
   public static final LuaScript INSPECT = LuaScript.load("inspect.lua");
   public static final LuaScript HOLD_PTTL = LuaScript.load("hold_pttl.lua");
@@ -28,7 +29,8 @@ public final class Scripts {
   public static final LuaScript REDLOCK_NODE = LuaScript.load("redlock_node.lua");
   public static final LuaScript REDLOCK_INSPECT = LuaScript.load("redlock_inspect.lua");
 
-  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, FORCE_UNLOCK, INSPECT, HOLD_PTTL, SERVER_INFO,
+  public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, RENEW, EXTEND, FORCE_UNLOCK, INSPECT, HOLD_PTTL,
+      SERVER_INFO,
       SEMAPHORE_ACQUIRE, SEMAPHORE_RELEASE, SEMAPHORE_PERMITS, READWRITE_ACQUIRE, READWRITE_RELEASE, READWRITE_STATE,
       MULTILOCK_ACQUIRE, LOCK_INFO, LIST_LOCKS, REDLOCK_ACQUIRE, REDLOCK_FENCE, REDLOCK_RELEASE, REDLOCK_NODE, REDLOCK_INSPECT);
 

@@ -189,6 +189,33 @@ public abstract class ClusterContract {
     OddNames.holdAcrossRenewals(prefix -> client(b -> b.keyPrefix(prefix).defaultLease(OddNames.LEASE)), true);
   }
 
+  @Test
+  void extendAndCloseAfter_setTheTimeToLiveOnTheNodeOfEachKindsSlot() {
+    Relock relock = client(b -> b);
+    List<io.relock.LockLease> leases = List.of(
+        relock.lock("ttl-lock").acquire(Duration.ZERO, Duration.ofSeconds(10)),
+        relock.semaphore("ttl-sem", 2).acquire(Duration.ZERO, Duration.ofSeconds(10)),
+        relock.readWriteLock("ttl-rw").readLock().acquire(Duration.ZERO, Duration.ofSeconds(10)),
+        relock.multiLock("ttl-a", "ttl-b").acquire(Duration.ZERO, Duration.ofSeconds(10)));
+    for (io.relock.LockLease l : leases) {
+      l.extend(Duration.ofMinutes(1));
+    }
+    assertThat((Long) cluster.primaryFor(lockKey("ttl-lock")).execute("PTTL", lockKey("ttl-lock"))).isGreaterThan(30_000);
+    assertThat((Long) cluster.primaryFor(lockKey("ttl-b")).execute("PTTL", lockKey("ttl-b"))).isGreaterThan(30_000);
+    for (String shared : List.of("ttl-sem", "ttl-rw")) {
+      RedisServer node = cluster.primaryFor(lockKey(shared));
+      List<?> holds = (List<?>) node.execute("KEYS", lockKey(shared) + ":h:*");
+      assertThat(holds).as(shared).hasSize(1);
+      assertThat((Long) node.execute("PTTL", String.valueOf(holds.get(0)))).as(shared).isGreaterThan(30_000);
+    }
+    for (io.relock.LockLease l : leases) {
+      l.closeAfter(Duration.ofSeconds(5));
+      assertThat(l.isValid()).isFalse();
+    }
+    assertThat((Long) cluster.primaryFor(lockKey("ttl-a")).execute("PTTL", lockKey("ttl-a"))).isBetween(1L, 5000L);
+    assertThat(client(b -> b).lock("ttl-lock").tryAcquire(Duration.ZERO)).as("kept after closeAfter").isEmpty();
+  }
+
   /** A name other than {@code name} whose lock key falls in the same slot. */
   private static String sameSlotAs(String name) {
     int slot = Slots.slotOf(lockKey(name));
