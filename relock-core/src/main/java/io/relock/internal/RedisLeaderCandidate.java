@@ -143,7 +143,7 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
     Checks.nonNegative("timeout", timeout);
-    long deadline = System.nanoTime() + Math.min(timeout.toNanos(), Long.MAX_VALUE / 2);
+    long deadline = System.nanoTime() + Acquisition.saturatedNanos(timeout);
     synchronized (elections) {
       while (true) {
         Optional<Leadership> now = leadershipUnlessClosed();

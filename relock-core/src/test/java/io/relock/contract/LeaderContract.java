@@ -74,6 +74,18 @@ public abstract class LeaderContract extends RelockContract {
     assertThat(heard.revocations()).as("closing the leader revokes it").isEqualTo(1);
   }
 
+  /**
+   * A wait too long to count in nanoseconds ({@code ChronoUnit.FOREVER}'s, say) is a wait without
+   * limit, as a lock's {@code acquire} takes it: not an ArithmeticException.
+   */
+  @Test
+  void awaitLeadership_forAWaitTooLongToCountInNanoseconds_waitsWithoutLimit() throws Exception {
+    try (LeaderCandidate c = candidate(client(), new LeaderRecorder())) {
+      assertThat(c.awaitLeadership(java.time.temporal.ChronoUnit.FOREVER.getDuration())).isPresent();
+      assertThat(c.awaitLeadership(Duration.ofSeconds(Long.MAX_VALUE / 1_000_000_000L + 1))).isPresent();
+    }
+  }
+
   @Test
   void twoCandidates_oneLeads_theOtherWaitsInRedis() throws Exception {
     LeaderRecorder first = new LeaderRecorder();
