@@ -148,7 +148,7 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
     Checks.nonNegative("timeout", timeout);
-    long deadline = System.nanoTime() + Acquisition.saturatedNanos(timeout);
+    long deadline = System.nanoTime() + Math.min(Acquisition.saturatedNanos(timeout), Long.MAX_VALUE / 2);
     synchronized (elections) {
       while (true) {
         Optional<Leadership> now = leadershipUnlessClosed();
