@@ -96,6 +96,7 @@ public interface LeaderCandidate extends AutoCloseable {
    * returns at once.
    *
    * @throws IllegalStateException if the candidate was started before, or has been closed
+   * @throws RelockException if its client is closed or closing (the candidate is then closed)
    */
   void start();
 

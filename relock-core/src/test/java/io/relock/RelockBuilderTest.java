@@ -75,6 +75,22 @@ class RelockBuilderTest {
         .hasMessageContaining("names h1:7000 twice");
   }
 
+  /**
+   * A Sentinel URI given where node URIs go is named in the message, its password hidden: also a
+   * password that stands raw (a space in it, or reserved characters), which ends the URI early for
+   * a reader of free text.
+   */
+  @Test
+  void cluster_givenASentinelUriWithARawPassword_namesItWithThePasswordHidden() {
+    for (String password : new String[] {"kQ7v/@:%# Zx9w", "a b", "Zx 9w"}) {
+      assertThatThrownBy(() -> Relock.builder().cluster("redis-sentinel://app:" + password + "@h1:26379#m"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("is a Sentinel URI")
+          .hasMessageContaining("redis-sentinel://***@h1:26379#m")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain(password.substring(password.indexOf(' '))));
+    }
+  }
+
   @Test
   void redlock_needsAnOddNumberOfAtLeastThreeDistinctMasters() {
     assertThatThrownBy(() -> Relock.builder().redlock("redis://h1"))

@@ -162,7 +162,8 @@ final class Acquisition {
     this.timer = new Retry(engine, state);
   }
 
-  private static long saturatedNanos(Duration d) {
+  /** {@code d} in nanoseconds; one too long to count so, a quarter of the longest (a wait without limit). */
+  static long saturatedNanos(Duration d) {
     try {
       return d.toNanos();
     } catch (ArithmeticException tooLong) {

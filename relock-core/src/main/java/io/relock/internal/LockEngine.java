@@ -225,8 +225,18 @@ public final class LockEngine {
    */
   private final java.util.Set<RedisLeaderCandidate> candidates = ConcurrentHashMap.newKeySet();
 
-  void enlist(RedisLeaderCandidate candidate) {
+  /**
+   * Counts {@code candidate} among those the client's close closes first; false, and not counted,
+   * once the close has begun: it may have looked at its candidates already.
+   */
+  boolean enlist(RedisLeaderCandidate candidate) {
     candidates.add(candidate);
+    // After the add, as close() sets closing before it looks: one of the two sees the other.
+    if (closing.get()) {
+      candidates.remove(candidate);
+      return false;
+    }
+    return true;
   }
 
   void discharge(RedisLeaderCandidate candidate) {

@@ -107,7 +107,12 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("leader candidate '" + name + "' was already started");
     }
-    engine.enlist(this);
+    if (!engine.enlist(this)) {
+      // The client's close would not close it: it could be elected, then lose the lock unheard.
+      closed = true;
+      runner.shutdown();
+      throw new RelockException("client is closed; leader candidate '" + name + "' cannot start");
+    }
     post(() -> {
       if (phase == Phase.NEW) {
         phase = Phase.RUNNING;
@@ -143,7 +148,7 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
   @Override
   public Optional<Leadership> awaitLeadership(Duration timeout) throws InterruptedException {
     Checks.nonNegative("timeout", timeout);
-    long deadline = System.nanoTime() + Math.min(timeout.toNanos(), Long.MAX_VALUE / 2);
+    long deadline = System.nanoTime() + Math.min(Acquisition.saturatedNanos(timeout), Long.MAX_VALUE / 2);
     synchronized (elections) {
       while (true) {
         Optional<Leadership> now = leadershipUnlessClosed();

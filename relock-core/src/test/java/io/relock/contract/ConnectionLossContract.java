@@ -159,6 +159,36 @@ public abstract class ConnectionLossContract extends RelockContract {
     awaitNothingLeftOf(name);
   }
 
+  /**
+   * A watchdog renewal that ran in Redis, its reply lost with the connection, extended the lock
+   * there for a whole lease from when it ran, past the holder's own deadline (which counts from
+   * the renewal before). The lease is closed meanwhile: its release must go on trying until Redis
+   * may have let the lock go, not give up at the holder's deadline and leave the lock to expire.
+   */
+  @Test
+  void leaseClosedAfterARenewalRanButBeforeItsReply_releasesTheLockOnceRedisIsBack() throws Exception {
+    String name = "renewed-then-cut";
+    Duration lease = Duration.ofSeconds(6); // a tick every 2 s
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock holder = clientOver(network, b -> b.defaultLease(lease).commandTimeout(Duration.ofMillis(300)));
+    LockLease held = holder.lock(name).acquire(Duration.ZERO);
+    long acquired = System.nanoTime();
+    SteeredNetwork.Held renewal = network.outageAfter(c -> c.runs(io.relock.internal.Scripts.RENEW)
+        && c.on(lockKey(name)));
+    await("a renewal ran in Redis", renewal::ranInRedis);
+    assertThat(network.isDown()).isTrue();
+    org.assertj.core.api.Assertions.catchThrowable(held::close); // Redis cannot be reached to confirm
+    // Past the holder's own deadline (its last renewal, or the acquisition, plus the lease) and the
+    // drift allowance, with half a second to spare; Redis holds the lock a while longer.
+    long localEnd = acquired + lease.plusMillis(500).toNanos();
+    await("the holder's deadline has passed", () -> System.nanoTime() - localEnd > 0);
+    long left = (Long) redis("PTTL", lockKey(name));
+    assertThat(left).as("Redis holds the lock still").isGreaterThan(500L);
+    network.endOutage();
+    await("the lock is released before Redis would have let it go", Duration.ofMillis(left - 200),
+        () -> redis("EXISTS", lockKey(name)).equals(0L));
+  }
+
   /** A lease known to be lost says so at close(), even if Redis cannot be reached to release it. */
   @Test
   void leaseKnownLost_closedWhileRedisIsUnreachable_throwsLockLost() throws Exception {

@@ -74,6 +74,18 @@ public abstract class LeaderContract extends RelockContract {
     assertThat(heard.revocations()).as("closing the leader revokes it").isEqualTo(1);
   }
 
+  /**
+   * A wait too long to count in nanoseconds ({@code ChronoUnit.FOREVER}'s, say) is a wait without
+   * limit, as a lock's {@code acquire} takes it: not an ArithmeticException.
+   */
+  @Test
+  void awaitLeadership_forAWaitTooLongToCountInNanoseconds_waitsWithoutLimit() throws Exception {
+    try (LeaderCandidate c = candidate(client(), new LeaderRecorder())) {
+      assertThat(c.awaitLeadership(java.time.temporal.ChronoUnit.FOREVER.getDuration())).isPresent();
+      assertThat(c.awaitLeadership(Duration.ofSeconds(Long.MAX_VALUE / 1_000_000_000L + 1))).isPresent();
+    }
+  }
+
   @Test
   void twoCandidates_oneLeads_theOtherWaitsInRedis() throws Exception {
     LeaderRecorder first = new LeaderRecorder();
@@ -268,6 +280,58 @@ public abstract class LeaderContract extends RelockContract {
    * is written to a store that refuses a term lower than the highest it has seen, and no two
    * leaders may be between onElected and onRevoked at once.
    */
+  /**
+   * A candidate started while its client closes (here: while the client's leader is being closed,
+   * its onRevoked still running) is closed by the client too, as every candidate of it is: it never
+   * hears onElected without onRevoked, nor leads past the client's close. Before, the client closed
+   * only the candidates started before its close began; a later one could be handed the lock by the
+   * leader's release, hear onElected, and then lose the lock to the client's close unheard.
+   */
+  @Test
+  void aCandidateStartedWhileItsClientCloses_isClosedWithIt_neverElectedUnrevoked() throws Exception {
+    Relock relock = client();
+    LeaderCandidate a = candidate(relock, new LeaderRecorder());
+    a.awaitLeadership(PATIENCE).orElseThrow();
+    java.util.concurrent.CountDownLatch revoking = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+    a.addListener(new LeaderListener() {
+      @Override
+      public void onRevoked(Leadership leadership) {
+        revoking.countDown();
+        try {
+          goOn.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    java.util.concurrent.CompletableFuture<Void> closing =
+        java.util.concurrent.CompletableFuture.runAsync(relock::close, r -> new Thread(r, "closer").start());
+    assertThat(revoking.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).as("the leader's onRevoked runs").isTrue();
+    LeaderRecorder late = new LeaderRecorder();
+    LeaderCandidate b = relock.leader(ELECTION);
+    b.addListener(late);
+    Throwable refused = org.assertj.core.api.Assertions.catchThrowable(b::start);
+    if (refused == null) {
+      // Queued behind the leader's hold in the client: the leader's release will hand it the lock.
+      await("the late candidate waits for the lock", () -> io.relock.internal.TestAccess.localWaiters(relock,
+          lockKey(ELECTION), PATIENCE) == 1 || late.elections() > 0);
+    } else {
+      assertThat(refused).as("the start refused").isInstanceOf(io.relock.RelockException.class)
+          .hasMessageContaining("closed").hasMessageContaining("'" + ELECTION + "'");
+    }
+    goOn.countDown();
+    closing.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+    if (refused == null) {
+      await("the late candidate was elected by the leader's release", () -> late.elections() == 1);
+    }
+    await("the late candidate heard as many revocations as elections",
+        () -> late.revocations() == late.elections());
+    assertThat(late.malformed()).isNull();
+    assertThat(b.isLeader()).isFalse();
+    assertThat(holderInRedis(ELECTION)).isNull();
+  }
+
   @Test
   void manyCandidates_leadOneAtATime_withStrictlyIncreasingTerms() throws Exception {
     AtomicInteger inOffice = new AtomicInteger();
