@@ -365,8 +365,12 @@ public final class JedisDriver implements RedisDriver {
       future.completeExceptionally(new IllegalStateException("the Jedis driver is closed"));
       return future;
     }
+    // Not written after a command timeout from now: relock-core counts an extending call as able to
+    // run in Redis for a bounded time after it was sent, and a call that waited that long for a
+    // worker and then for a new connection (a slow connect) must not land later than that.
+    long writeBy = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, config.getSocketTimeoutMillis()));
     try {
-      workers.execute(() -> exchange(exchange), future);
+      workers.execute(() -> exchange(exchange, writeBy), future);
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(new IllegalStateException("the Jedis driver is closed", e));
     }
@@ -377,12 +381,17 @@ public final class JedisDriver implements RedisDriver {
    * One call on a borrowed connection: an error reply completes it with {@link
    * RedisReplyException}, a connection that cannot be had with {@link CommandNotSentException}.
    */
-  private <T> T exchange(Exchange<T> exchange) {
+  private <T> T exchange(Exchange<T> exchange, long writeBy) {
     Connection c;
     try {
       c = borrow();
     } catch (RuntimeException e) {
       throw new CommandNotSentException(e.getMessage(), e); // no connection, nothing sent
+    }
+    if (System.nanoTime() - writeBy > 0) {
+      c.close(); // back to the pool, unused
+      throw new CommandNotSentException("a connection came only after the command timeout of "
+          + config.getSocketTimeoutMillis() + " ms; not sent", null);
     }
     long failoversBefore = failovers.get();
     boolean demoted = false;
