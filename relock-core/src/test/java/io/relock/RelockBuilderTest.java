@@ -86,7 +86,7 @@ class RelockBuilderTest {
       assertThatThrownBy(() -> Relock.builder().cluster("redis-sentinel://app:" + password + "@h1:26379#m"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("is a Sentinel URI")
-          .hasMessageContaining("redis-sentinel://***@h1:26379#m")
+          .hasMessageContaining("redis-sentinel://app:***@h1:26379#m")
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain(password.substring(password.indexOf(' '))));
     }
   }

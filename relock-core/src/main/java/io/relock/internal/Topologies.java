@@ -50,7 +50,7 @@ public final class Topologies {
       Objects.requireNonNull(uri, what + " node URI must not be null");
       if (isSentinelUri(uri)) {
         throw new IllegalArgumentException(what + "(...) takes redis:// or rediss:// node URIs; '"
-            + withoutCredentials(uri) + "' is a Sentinel URI: pass it to uri(...), or its sentinels to sentinel(...)");
+            + RedisUri.shown(uri) + "' is a Sentinel URI: pass it to uri(...), or its sentinels to sentinel(...)");
       }
       RedisUri parsed = Checks.redisUri(uri);
       String server = server(parsed);
@@ -62,18 +62,6 @@ public final class Topologies {
       checked.add(uri);
     }
     return List.copyOf(checked);
-  }
-
-  /**
-   * One URI, not yet read, as a message shows it: all between its {@code ://} and its last {@code @}
-   * hidden. Not {@link RedisUri#redact(String)}, which reads free text, where a raw space ends a URI
-   * (and so a raw password would show past it).
-   */
-  private static String withoutCredentials(String uri) {
-    int scheme = uri.indexOf("://");
-    int at = uri.lastIndexOf('@');
-    return scheme < 0 || at < scheme + 3 ? RedisUri.redact(uri)
-        : uri.substring(0, scheme + 3) + RedisUri.HIDDEN + uri.substring(at);
   }
 
   /** {@code host:port} of a {@code redis://} URI as the drivers connect to it, host in lower case. */

@@ -349,8 +349,16 @@ public final class RedisUri {
     return user + ":" + HIDDEN;
   }
 
-  /** One URI as shown in a message about it: everything before its last {@code @} hidden but the user. */
-  static String shown(String uri) {
+  /**
+   * One URI, whole, as shown in a message about it: everything between its scheme and its last
+   * {@code @} hidden but the user name, so a password with raw spaces or delimiters is hidden
+   * entirely ({@link #redact(String)} reads free text, where a space ends a URI). For a value known
+   * to be one URI, such as a setting that could not be parsed.
+   *
+   * @param uri one URI, valid or not
+   * @return it with its credentials shown as {@value #HIDDEN}
+   */
+  public static String shown(String uri) {
     int scheme = uri.indexOf("://");
     int at = uri.lastIndexOf('@');
     if (at < 0) {

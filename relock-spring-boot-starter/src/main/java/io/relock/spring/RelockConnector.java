@@ -304,10 +304,7 @@ final class RelockConnector {
     boolean known = lower.startsWith("redis://") || lower.startsWith("rediss://")
         || lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://");
     if (!known) {
-      // Without "://" the whole value before an @ may be credentials.
-      String shown = url.contains("://") ? RedisUri.redact(url)
-          : url.lastIndexOf('@') < 0 ? url : RedisUri.HIDDEN + url.substring(url.lastIndexOf('@'));
-      throw invalid("spring.data.redis.url", shown, "must start with redis:// or rediss://");
+      throw invalid("spring.data.redis.url", RedisUri.shown(url), "must start with redis:// or rediss://");
     }
     if (redis.getSsl().isEnabled() && !lower.startsWith("rediss")) {
       checkNoBundle(redis);

@@ -25,6 +25,9 @@ class RelockPropertiesErrorsTest {
     return Stream.of(
         Arguments.of("spring.data.redis.url", "must start with redis://",
             new String[] {"spring.data.redis.url=http://user:hunter2@localhost:6379"}),
+        // A raw space in the password: free-text redaction would end the URI there and show the rest.
+        Arguments.of("spring.data.redis.url", "must start with redis://",
+            new String[] {"spring.data.redis.url=http://user:x hunter2@localhost:6379"}),
         Arguments.of("spring.data.redis.port", "between 1 and 65535", new String[] {"spring.data.redis.port=0"}),
         Arguments.of("spring.data.redis.host", "must name", new String[] {"spring.data.redis.host= "}),
         Arguments.of("spring.data.redis.username", "needs spring.data.redis.password",
