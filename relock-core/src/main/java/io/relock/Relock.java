@@ -295,7 +295,9 @@ public final class Relock implements AutoCloseable {
 
   /**
    * Closes the client. Its {@link #leader leader candidates} close first, as {@link
-   * LeaderCandidate#close()} does (a leader hears {@code onRevoked} before its lock is released).
+   * LeaderCandidate#close()} does (a leader hears {@code onRevoked} before its lock is released,
+   * unless its listeners take longer than about twice the command timeout: the lock is then
+   * released without waiting for them any longer, and a warning says so).
    * Every acquisition still under way (a blocked {@code lock()} or {@code
    * acquire}, a zero-wait attempt whose reply has not come back, an {@code acquireAsync} future)
    * fails with {@link RelockException} ("client closed while acquiring ...") and is withdrawn from
