@@ -56,7 +56,7 @@ public final class BenchMain implements Callable<Integer> {
   boolean redisCpu;
 
   @Option(names = "--jfr-summary", paramLabel = "FILE", split = ",", description = "Instead of a run: where the"
-      + " CPU went in JFR recordings of bench workers (RELOCK_BENCH_WORKER_OPTS, see relock-bench/README.md): the share"
+      + " CPU went in JFR recordings of bench workers (RELOCK_BENCH_WORKER_OPTS, see tools/relock-bench/README.md): the share"
       + " of execution samples in each layer (relock's engine, Lettuce, Netty, the JDK...) and the methods most often"
       + " on top; with --write-docs, as Markdown.")
   List<Path> jfrSummary;
@@ -109,7 +109,7 @@ public final class BenchMain implements Callable<Integer> {
           + " (default 15, with --short 3). Longer compares steady states, past the five-minute budget.")
   Integer settleSeconds;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default relock-bench/target/bench).")
+  @Option(names = "--out", paramLabel = "DIR", description = "Where results go (default tools/relock-bench/target/bench).")
   Path out;
 
   @Option(names = "--docs-dir", paramLabel = "DIR", defaultValue = "docs",
@@ -321,7 +321,8 @@ public final class BenchMain implements Callable<Integer> {
 
   private Path outDir() throws java.io.IOException {
     Path dir = out != null ? out
-        : Files.isDirectory(Path.of("relock-bench")) ? Path.of("relock-bench", "target", "bench") : Path.of("bench-results");
+        : Files.isDirectory(Path.of("tools", "relock-bench")) ? Path.of("tools", "relock-bench", "target", "bench")
+        : Path.of("bench-results");
     Files.createDirectories(dir);
     return dir;
   }

@@ -31,7 +31,7 @@ final class ComparisonSection {
         + " and the articles' recipe on Redis against ZooKeeper (Curator's `InterProcessMutex`), etcd's lock API"
         + " (jetcd) and PostgreSQL (advisory locks, and the articles' pessimistic `SELECT ... FOR UPDATE` and"
         + " optimistic version-column recipes), each server started for the run, the same worker processes,"
-        + " windows and scenarios for all. How it runs: [relock-bench/README.md](../relock-bench/README.md#the-comparison---compare).\n\n");
+        + " windows and scenarios for all. How it runs: [tools/relock-bench/README.md](../tools/relock-bench/README.md#the-comparison---compare).\n\n");
     md.append("- **Command:** `").append(command).append("` (").append(r.settings.mode()).append(" run, ")
         .append(String.format(Locale.ROOT, "%.0f", r.wallSeconds)).append(" s)\n");
     md.append("- **Measured:** ")

@@ -213,7 +213,7 @@ final class DocsWriter {
         + " run the command again. -->\n\n");
     md.append("relock side by side with the locks users would otherwise pick, all against the same Redis in the"
         + " same run, taking turns. How the bench works, and how to run parts of it: ")
-        .append("[relock-bench/README.md](../relock-bench/README.md).\n\n");
+        .append("[tools/relock-bench/README.md](../tools/relock-bench/README.md).\n\n");
     md.append("- **Command:** `").append(command).append("` (").append(results.settings.mode())
         .append(" run, ").append(String.format(Locale.ROOT, "%.0f", results.wallSeconds)).append(" s)\n");
     md.append("- **Measured:** ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
@@ -384,7 +384,7 @@ final class DocsWriter {
           `WAIT 1 500` confirmed a replica has it. Redisson 4.3.0 waits for replicas by default
           (`checkLockSyncedSlaves`), so its rows compare with `relock+acks`. `calls/acq` counts the
           primary's commands; `Redis CPU` adds the replica's. How it runs:
-          [relock-bench/README.md](../relock-bench/README.md#topologies---topology).
+          [tools/relock-bench/README.md](../tools/relock-bench/README.md#topologies---topology).
 
           """;
       case CLUSTER -> """
@@ -395,7 +395,7 @@ final class DocsWriter {
           with `replicaAcks(1, 500 ms)`; Redisson 4.3.0 waits for replicas by default
           (`checkLockSyncedSlaves`), so its rows compare with `relock+acks`. `calls/acq` sums the
           primaries' commands; `Redis CPU` adds every node's. How it runs:
-          [relock-bench/README.md](../relock-bench/README.md#topologies---topology).
+          [tools/relock-bench/README.md](../tools/relock-bench/README.md#topologies---topology).
 
           """;
       case REDLOCK -> """
@@ -405,7 +405,7 @@ final class DocsWriter {
           `RLock` per master, each from a `RedissonClient` of its own) taking turns on the same group of
           independent masters, which the bench starts for each group size. `calls/acq` and `all cmds/acq`
           are summed over every master; `vs relock` compares within one group size. How it runs:
-          [relock-bench/README.md](../relock-bench/README.md#redlock---topology-redlock).
+          [tools/relock-bench/README.md](../tools/relock-bench/README.md#redlock---topology-redlock).
 
           """;
       case SINGLE -> throw new IllegalArgumentException("one Redis has the whole page");

@@ -181,7 +181,7 @@ final class FamilyReport {
             + " counts every hold from its acquire's return to its release: a row in which a writer overlapped"
             + " anyone, or more holders than permits held the semaphore, is reported as failed, with no figures."
             + " Spring's registry, the recipe and the Redis-bound limit have no read-write lock or semaphore, so they"
-            + " have no rows here. How it runs: [relock-bench/README.md](../relock-bench/README.md#the-lock-family---family).\n\n");
+            + " have no rows here. How it runs: [tools/relock-bench/README.md](../tools/relock-bench/README.md#the-lock-family---family).\n\n");
     md.append("- **Command:** `").append(command).append("` (").append(r.settings.mode()).append(" run, ")
         .append(String.format(Locale.ROOT, "%.0f", r.wallSeconds)).append(" s)\n");
     md.append("- **Measured:** ")

@@ -17,7 +17,7 @@ import jdk.jfr.consumer.RecordingFile;
 
 /**
  * Where a worker's CPU went, from the execution samples of a JFR recording (see "Profiling a
- * worker" in relock-bench/README.md): the share of samples whose top frame is in each layer (relock's
+ * worker" in tools/relock-bench/README.md): the share of samples whose top frame is in each layer (relock's
  * engine, its driver, Lettuce, Netty, the JDK...), the share whose stack passes through it at all,
  * and the methods most often on top. Read with the JDK's own {@link RecordingFile}.
  */

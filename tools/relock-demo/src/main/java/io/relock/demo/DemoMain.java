@@ -105,7 +105,7 @@ public final class DemoMain implements Callable<Integer> {
   boolean faults = true;
 
   @Option(names = "--chart", paramLabel = "<png>", description = "where to write the PNG chart (default: ${DEFAULT-VALUE})")
-  Path chart = Path.of("relock-demo", "target", "demo-chart.png");
+  Path chart = Path.of("tools", "relock-demo", "target", "demo-chart.png");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -84,7 +84,7 @@ public final class TortureMain implements Callable<Integer> {
   Integer runSeconds;
 
   @Option(names = "--out", paramLabel = "DIR",
-      description = "Where histories and reports go (default relock-torture/target/torture).")
+      description = "Where histories and reports go (default tools/relock-torture/target/torture).")
   Path out;
 
   @Option(names = "--write-docs", description = "Also write docs/safety.md from this run.")
@@ -131,7 +131,8 @@ public final class TortureMain implements Callable<Integer> {
       redlockSettings = redlockSettings.withRunLength(Duration.ofSeconds(runSeconds), Duration.ofSeconds(runSeconds));
     }
     Path outDir = out != null ? out
-        : Files.isDirectory(Path.of("relock-torture")) ? Path.of("relock-torture", "target", "torture") : Path.of("torture-results");
+        : Files.isDirectory(Path.of("tools", "relock-torture")) ? Path.of("tools", "relock-torture", "target", "torture")
+        : Path.of("torture-results");
     List<TortureRun.Plan> plans;
     try {
       // Without --topology: both with --short (CI) or when --runs names the runs; else today's single server.

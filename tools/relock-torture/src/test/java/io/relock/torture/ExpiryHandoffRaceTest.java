@@ -28,7 +28,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *
  * <p>It failed in about one round in a hundred before the fix. Off by default because it takes
  * about 100 s; run it with
- * {@code ./mvnw -pl relock-torture test -Dtest=ExpiryHandoffRaceTest -Drelock.longRaceTests=true}.
+ * {@code ./mvnw -pl tools/relock-torture test -Dtest=ExpiryHandoffRaceTest -Drelock.longRaceTests=true}.
  */
 @EnabledIfSystemProperty(named = "relock.longRaceTests", matches = "true")
 class ExpiryHandoffRaceTest {
