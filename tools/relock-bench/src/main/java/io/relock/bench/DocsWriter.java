@@ -151,7 +151,7 @@ final class DocsWriter {
     String existing = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "# Benchmarks\n";
     String section = PROFILE.begin() + "\n\n## Client profile: where a worker's CPU went\n\n"
         + "From `" + command + "`: JFR execution samples of bench workers (recorded as in [Profiling a worker]"
-        + "(../relock-bench/README.md#profiling-a-worker)), each sample counted once for the layer of its top frame"
+        + "(../tools/relock-bench/README.md#profiling-a-worker)), each sample counted once for the layer of its top frame"
         + " (\"on top\") and once for every layer its stack passes through (\"in the stack\"). Samples see Java"
         + " code only: time in the kernel (socket calls, thread wake-ups) is not in them.\n\n" + body.stripTrailing()
         + "\n\n" + PROFILE.end();
