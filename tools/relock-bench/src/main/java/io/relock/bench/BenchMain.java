@@ -61,6 +61,12 @@ public final class BenchMain implements Callable<Integer> {
       + " on top; with --write-docs, as Markdown.")
   List<Path> jfrSummary;
 
+  @Option(names = "--render-docs", paramLabel = "FILE", split = ",", description = "Instead of a run: render"
+      + " docs/benchmarks.md again from the data a --write-docs run saved beside its results (bench-docs*.json), each"
+      + " file into its part of the page, e.g. after a change to a template (src/main/resources/io/relock/bench/docs);"
+      + " the charts stay as they are.")
+  List<Path> renderDocs;
+
   @Option(names = "--cold", description = "Instead of the Redis locks' run: how soon a fresh JVM holds its first lock,"
       + " relock beside Redisson, in fresh JVMs taking turns (4 rounds; 2 with --short).")
   boolean cold;
@@ -77,7 +83,8 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--write-docs", description = "Also write docs/benchmarks.md and docs/benchmarks.png; with"
       + " --topology sentinel, cluster or redlock, only that topology's section of docs/benchmarks.md (all: each"
-      + " part from its own pass); with --compare or --family, only that run's section.")
+      + " part from its own pass); with --compare or --family, only that run's section. What it renders is saved"
+      + " beside the results, for --render-docs.")
   boolean writeDocs;
 
   @Option(names = "--impl", split = ",", paramLabel = "ID",
@@ -208,14 +215,23 @@ public final class BenchMain implements Callable<Integer> {
       }
       return 0;
     }
+    if (renderDocs != null) {
+      for (Path file : renderDocs) {
+        DocsWriter.Rendered rendered = DocsWriter.render(DocsWriter.Rendered.read(file), docsDir);
+        log.println("docs: " + (rendered.part() == DocsWriter.Part.PAGE ? "" : "the " + rendered.part().id
+            + " section of ") + docsDir.resolve("benchmarks.md") + ", from " + file);
+      }
+      return 0;
+    }
     if (jfrSummary != null) {
       if (writeDocs) {
-        DocsWriter.writeProfile(JfrSummary.summary(jfrSummary, 12, true), "./relock bench --jfr-summary "
-            + jfrSummary.stream().map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.joining(","))
-            + " --write-docs", docsDir);
-        log.println("docs: the client profile section of " + docsDir.resolve("benchmarks.md"));
+        DocsWriter.Rendered rendered = DocsWriter.writeProfile(JfrSummary.profiles(jfrSummary, 12),
+            "./relock bench --jfr-summary " + jfrSummary.stream().map(f -> f.getFileName().toString())
+                .collect(java.util.stream.Collectors.joining(",")) + " --write-docs", docsDir);
+        log.println("docs: the client profile section of " + docsDir.resolve("benchmarks.md") + "; its data: "
+            + saveDocsData(rendered, outDir(), "-profile"));
       } else {
-        JfrSummary.print(jfrSummary, 12, false, System.out);
+        JfrSummary.print(jfrSummary, 12, System.out);
       }
       return 0;
     }
@@ -308,8 +324,10 @@ public final class BenchMain implements Callable<Integer> {
     if (writeDocs) {
       // A topology's section holds every pass of it (Redlock: each size), so it is written once they all ran.
       for (Map.Entry<Topology, List<Results>> e : sectionPasses.entrySet()) {
-        DocsWriter.writeSection(e.getKey(), e.getValue(), String.join(" ", commandLine), docsDir);
-        log.println("docs: the " + e.getKey().id() + " section of " + docsDir.resolve("benchmarks.md"));
+        DocsWriter.Rendered rendered = DocsWriter.writeSection(e.getKey(), e.getValue(), String.join(" ", commandLine),
+            docsDir);
+        log.println("docs: the " + e.getKey().id() + " section of " + docsDir.resolve("benchmarks.md") + "; its data: "
+            + saveDocsData(rendered, outDir, "-" + e.getKey().id()));
       }
     }
     if (every) {
@@ -317,6 +335,13 @@ public final class BenchMain implements Callable<Integer> {
       summaries.forEach(log::println);
     }
     return 0;
+  }
+
+  /** Saves what a part of docs/benchmarks.md was rendered from, for --render-docs; returns where. */
+  private static Path saveDocsData(DocsWriter.Rendered rendered, Path outDir, String suffix) throws java.io.IOException {
+    Path file = outDir.resolve("bench-docs" + suffix + ".json");
+    rendered.save(file);
+    return file;
   }
 
   private Path outDir() throws java.io.IOException {
@@ -552,16 +577,17 @@ public final class BenchMain implements Callable<Integer> {
     log.println();
     log.println("results: " + json + "  chart: " + chart);
     if (writeDocs && results.family != null) {
-      DocsWriter.writeFamily(results, command, chart, docsDir);
+      DocsWriter.Rendered rendered = DocsWriter.writeFamily(results, command, chart, docsDir);
       log.println("docs: the lock family section of " + docsDir.resolve("benchmarks.md") + " and "
-          + docsDir.resolve(DocsWriter.FAMILY_CHART));
+          + docsDir.resolve(DocsWriter.FAMILY_CHART) + "; its data: " + saveDocsData(rendered, outDir, suffix));
     } else if (writeDocs && results.comparison != null) {
-      DocsWriter.writeComparison(results, command, chart, docsDir);
+      DocsWriter.Rendered rendered = DocsWriter.writeComparison(results, command, chart, docsDir);
       log.println("docs: the comparison section of " + docsDir.resolve("benchmarks.md") + " and "
-          + docsDir.resolve(DocsWriter.COMPARISON_CHART));
+          + docsDir.resolve(DocsWriter.COMPARISON_CHART) + "; its data: " + saveDocsData(rendered, outDir, suffix));
     } else if (writeDocs && results.topology == Topology.SINGLE) {
-      DocsWriter.write(results, command, chart, docsDir);
-      log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png"));
+      DocsWriter.Rendered rendered = DocsWriter.write(results, command, chart, docsDir);
+      log.println("docs: " + docsDir.resolve("benchmarks.md") + " and " + docsDir.resolve("benchmarks.png")
+          + "; its data: " + saveDocsData(rendered, outDir, suffix));
     }
     log.printf(Locale.ROOT, "took %.0f s; other processes used %s of the machine's CPU meanwhile;"
         + " load average before %s, after %s%n", results.wallSeconds, results.othersCpuText(),

@@ -1,8 +1,5 @@
 package io.relock.bench;
 
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,9 +10,10 @@ import java.util.Optional;
 /**
  * What a {@code --family} run reports: its table, issue 12's targets (for every row, relock at
  * least 3 x Redisson's acquisitions/s, a p99 wait at most a third of Redisson's, at most 3 Redis
- * calls per contended acquisition), its summary line, its chart panels and the "Lock family"
- * section of docs/benchmarks.md. A row that failed its hold check has no figures: the table says
- * so in their place, and its targets are not measured.
+ * calls per contended acquisition), its summary line and its chart panels (the "Lock family"
+ * section of docs/benchmarks.md is {@code family.md.mustache}, filled in by {@link
+ * DocsModel#family}). A row that failed its hold check has no figures: the table says so in their
+ * place, and its targets are not measured.
  */
 final class FamilyReport {
 
@@ -166,54 +164,5 @@ final class FamilyReport {
       }
     }
     return new BenchChart.Panel(title, groups, values, pattern, log);
-  }
-
-  /** The "Lock family" section of docs/benchmarks.md, its markers included. */
-  static String render(Results r, String command) {
-    StringBuilder md = new StringBuilder(DocsWriter.beginFamily()).append("\n\n");
-    md.append("## Lock family: read-write locks and semaphores against Redisson\n\n");
-    md.append("relock's `readWriteLock(name)` and `semaphore(name, permits)` against Redisson 4.3.0's `RReadWriteLock`"
-        + " and `RPermitExpirableSemaphore` (`trySetPermits`, then `acquire()` / `release(permitId)`), taking turns on"
-        + " the same Redis, ").append(r.settings.processes()).append(" worker processes of ")
-        .append(r.settings.mostProcessThreads()).append(" threads each on one name, every thread acquiring and"
-            + " releasing with nothing in between, as in the contended rows above. Each read-write acquisition is a"
-            + " read or a write at random, in the row's proportion. A hold check shared by the worker processes"
-            + " counts every hold from its acquire's return to its release: a row in which a writer overlapped"
-            + " anyone, or more holders than permits held the semaphore, is reported as failed, with no figures."
-            + " Spring's registry, the recipe and the Redis-bound limit have no read-write lock or semaphore, so they"
-            + " have no rows here. How it runs: [tools/relock-bench/README.md](../tools/relock-bench/README.md#the-lock-family---family).\n\n");
-    md.append("- **Command:** `").append(command).append("` (").append(r.settings.mode()).append(" run, ")
-        .append(String.format(Locale.ROOT, "%.0f", r.wallSeconds)).append(" s)\n");
-    md.append("- **Measured:** ")
-        .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
-        .append('\n');
-    md.append("- **relock built from:** commit ").append(r.machine.relockCommit()).append('\n');
-    md.append("- **Machine:** ").append(r.machine.oneLine()).append('\n');
-    md.append("- **Other processes** used ").append(r.othersCpuText()).append(" of the machine's CPU during the run")
-        .append(r.machineWasBusy() ? " (**not a clean run: figures are disturbed**)" : "")
-        .append("; load average before: ").append(r.machine.loadBefore()).append(", after: ").append(r.loadAfter)
-        .append('\n');
-    md.append(DocsWriter.phases(r.settings));
-    md.append("\n```\n").append(r.summaryLine()).append("\n```\n\n");
-    md.append("![lock family chart](").append(DocsWriter.FAMILY_CHART).append(")\n\n");
-    md.append("### Issue 12's targets\n\n| target | threshold | measured | verdict |\n|---|---|---:|---|\n");
-    for (Results.Target t : targets(r)) {
-      md.append("| ").append(t.what()).append(" | ").append(t.threshold().replace("<", "&lt;").replace(">", "&gt;"))
-          .append(" | ").append(Results.num(t.value(), 2)).append(" | ").append(t.verdict()).append(" |\n");
-    }
-    md.append('\n').append(table(r).toMarkdown()).append('\n');
-    md.append("""
-        - **Columns.** As in the tables above; `reads %` is the share of the row's acquisitions that were
-          reads (warm-up included), `most at once` the most read holds (read-write rows) or permit holds
-          (semaphore rows) the hold check saw at the same time, all processes together.
-        - **Leases.** relock's read, write and permit holds have its default lease, renewed by the
-          watchdog; Redisson's `RReadWriteLock` lanes are watchdog-renewed `RLock`s, and its semaphore's
-          permits are taken without a lease time (kept until released: Redisson renews no permit).
-        - **Settling.** Every row, not only the first in fresh JVMs, takes windows again until the JIT
-          settles (each kind runs code the rows before did not); on a busy machine many reach the limit,
-          and their `JIT %` says so.
-        """);
-    md.append(DocsWriter.endFamily());
-    return md.toString();
   }
 }

@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
@@ -52,14 +54,25 @@ final class JfrSummary {
     return "other";
   }
 
-  /** Prints the summary of each recording, {@code top} methods each, aligned or as Markdown. */
-  static void print(List<Path> recordings, int top, boolean markdown, PrintStream out) {
-    out.print(summary(recordings, top, markdown));
+  /**
+   * What one recording shows: its execution samples, and the tables of layers and of the methods
+   * most often on top (empty when it has no samples).
+   */
+  record Profile(Path file, int samples, Table layers, Table methods) {}
+
+  /** Prints the summary of each recording, {@code top} methods each. */
+  static void print(List<Path> recordings, int top, PrintStream out) {
+    for (Profile p : profiles(recordings, top)) {
+      out.print(String.format(Locale.ROOT, "%s: %,d execution samples%n", p.file(), p.samples()));
+      if (p.samples() > 0) {
+        out.print(p.layers().toText() + p.methods().toText());
+      }
+    }
   }
 
-  /** The summary of each recording, {@code top} methods each, aligned or as Markdown. */
-  static String summary(List<Path> recordings, int top, boolean markdown) {
-    StringBuilder out = new StringBuilder();
+  /** The profile of each recording, {@code top} methods each. */
+  static List<Profile> profiles(List<Path> recordings, int top) {
+    List<Profile> out = new ArrayList<>();
     for (Path file : recordings) {
       Map<String, Integer> self = new HashMap<>();
       Map<String, Integer> through = new HashMap<>();
@@ -89,11 +102,6 @@ final class JfrSummary {
       } catch (IOException e) {
         throw new UncheckedIOException("could not read the recording " + file, e);
       }
-      out.append(String.format(markdown ? "**%s**: %,d execution samples.%n%n" : "%s: %,d execution samples%n",
-          markdown ? file.getFileName() : file, samples));
-      if (samples == 0) {
-        continue;
-      }
       Table layers = new Table("Layers of " + file.getFileName(), List.of("layer", "on top %", "in the stack %"));
       for (Map.Entry<String, Integer> e : sortedByCount(self)) {
         layers.add(e.getKey(), percent(e.getValue(), samples), percent(through.get(e.getKey()), samples));
@@ -102,9 +110,9 @@ final class JfrSummary {
       for (Map.Entry<String, Integer> e : sortedByCount(methods).subList(0, Math.min(top, methods.size()))) {
         hot.add(percent(e.getValue(), samples), e.getKey());
       }
-      out.append(markdown ? layers.toMarkdown() + "\n" + hot.toMarkdown() + "\n" : layers.toText() + hot.toText());
+      out.add(new Profile(file, samples, layers, hot));
     }
-    return out.toString();
+    return out;
   }
 
   private static List<Map.Entry<String, Integer>> sortedByCount(Map<String, Integer> counts) {
@@ -114,6 +122,6 @@ final class JfrSummary {
   }
 
   private static String percent(int n, int of) {
-    return String.format("%.1f", 100.0 * n / of);
+    return String.format(Locale.ROOT, "%.1f", 100.0 * n / of);
   }
 }

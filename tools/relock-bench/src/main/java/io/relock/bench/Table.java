@@ -3,7 +3,7 @@ package io.relock.bench;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A titled table, printed aligned for the terminal or as Markdown for the docs. */
+/** A titled table, printed aligned for the terminal; the docs' template {@code table.mustache} writes it as Markdown. */
 record Table(String title, List<String> header, List<List<String>> rows) {
 
   Table(String title, List<String> header) {
@@ -17,7 +17,12 @@ record Table(String title, List<String> header, List<List<String>> rows) {
     rows.add(List.of(cells));
   }
 
-  /** Whether column {@code i} holds figures (right-aligned), not words: every cell starts with a digit, '<' or is '-'. */
+  /** Whether column {@code i} is right-aligned: not the first, and it holds figures, not words. */
+  boolean rightAligned(int i) {
+    return i > 0 && figures(i);
+  }
+
+  /** Whether column {@code i} holds figures, not words: every cell starts with a digit, '<' or is '-'. */
   private boolean figures(int i) {
     for (List<String> r : rows) {
       String c = r.get(i);
@@ -55,19 +60,5 @@ record Table(String title, List<String> header, List<List<String>> rows) {
       }
     }
     out.append('\n');
-  }
-
-  String toMarkdown() {
-    StringBuilder out = new StringBuilder("#### ").append(title).append("\n\n");
-    out.append("| ").append(String.join(" | ", header)).append(" |\n");
-    out.append("|");
-    for (int i = 0; i < header.size(); i++) {
-      out.append(i > 0 && figures(i) ? "---:|" : "---|");
-    }
-    out.append('\n');
-    for (List<String> r : rows) {
-      out.append("| ").append(String.join(" | ", r)).append(" |\n");
-    }
-    return out.toString();
   }
 }

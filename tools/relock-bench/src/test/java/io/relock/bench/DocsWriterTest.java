@@ -1,7 +1,9 @@
 package io.relock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.samskivert.mustache.MustacheException;
 import io.relock.bench.BenchTarget.Topology;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +43,8 @@ class DocsWriterTest {
     Files.writeString(dir.resolve("benchmarks.md"), "# Benchmarks\n\nsingle-Redis figures\n");
     DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3), redlock(5)), "./relock bench --topology redlock --write-docs", dir);
     String page = read(dir);
-    assertThat(page).startsWith("# Benchmarks\n\nsingle-Redis figures\n\n" + DocsWriter.begin(Topology.REDLOCK))
-        .endsWith(DocsWriter.end(Topology.REDLOCK) + "\n")
+    assertThat(page).startsWith("# Benchmarks\n\nsingle-Redis figures\n\n" + DocsWriter.Part.REDLOCK.begin())
+        .endsWith(DocsWriter.Part.REDLOCK.end() + "\n")
         .contains("- **Command:** `./relock bench --topology redlock --write-docs` (short run, 80 s)")
         .contains("bench: topology=redlock-3 uncontended_vs_redisson=3.00")
         .contains("bench: topology=redlock-5 uncontended_vs_redisson=3.00")
@@ -54,7 +56,7 @@ class DocsWriterTest {
 
     DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(5)), "./relock bench --topology redlock --redlock-masters 5", dir);
     String again = read(dir);
-    assertThat(again.split(java.util.regex.Pattern.quote(DocsWriter.begin(Topology.REDLOCK)), -1)).hasSize(2);
+    assertThat(again.split(java.util.regex.Pattern.quote(DocsWriter.Part.REDLOCK.begin()), -1)).hasSize(2);
     assertThat(again).startsWith("# Benchmarks\n\nsingle-Redis figures\n\n").doesNotContain("| relock | 3 |")
         .contains("| relock | 5 | 1 x 8 |");
   }
@@ -62,8 +64,8 @@ class DocsWriterTest {
   @Test
   void aSingleRedisRun_rewritesThePage_butKeepsTheRedlockSection(@TempDir Path dir) throws IOException {
     DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3)), "./relock bench --topology redlock --write-docs", dir);
-    String section = DocsWriter.sectionOf(read(dir), Topology.REDLOCK);
-    assertThat(section).startsWith(DocsWriter.begin(Topology.REDLOCK)).endsWith(DocsWriter.end(Topology.REDLOCK)).contains("| relock | 3 |");
+    String section = DocsWriter.sectionOf(read(dir), DocsWriter.Part.REDLOCK);
+    assertThat(section).startsWith(DocsWriter.Part.REDLOCK.begin()).endsWith(DocsWriter.Part.REDLOCK.end()).contains("| relock | 3 |");
 
     Path chart = Files.write(dir.resolve("chart.png"), new byte[] {1});
     Results single = new Results(BenchSettings.full(), MACHINE, List.of(), List.of(), 280, "0.1");
@@ -75,10 +77,10 @@ class DocsWriterTest {
 
   @Test
   void withoutASection_aPageStaysAsItIs() {
-    assertThat(DocsWriter.sectionOf("# Benchmarks\n", Topology.REDLOCK)).isEmpty();
-    assertThat(DocsWriter.withSection("# Benchmarks\n", Topology.REDLOCK, "")).isEqualTo("# Benchmarks\n");
-    String page = DocsWriter.withSection("# Benchmarks\n", Topology.REDLOCK, DocsWriter.begin(Topology.REDLOCK) + "x" + DocsWriter.end(Topology.REDLOCK));
-    assertThat(DocsWriter.withSection(page, Topology.REDLOCK, "")).isEqualTo("# Benchmarks\n\n\n");
+    assertThat(DocsWriter.sectionOf("# Benchmarks\n", DocsWriter.Part.REDLOCK)).isEmpty();
+    assertThat(DocsWriter.withSection("# Benchmarks\n", DocsWriter.Part.REDLOCK, "")).isEqualTo("# Benchmarks\n");
+    String page = DocsWriter.withSection("# Benchmarks\n", DocsWriter.Part.REDLOCK, DocsWriter.Part.REDLOCK.begin() + "x" + DocsWriter.Part.REDLOCK.end());
+    assertThat(DocsWriter.withSection(page, DocsWriter.Part.REDLOCK, "")).isEqualTo("# Benchmarks\n\n\n");
   }
 
   @Test
@@ -92,17 +94,62 @@ class DocsWriterTest {
     String page = read(dir);
     assertThat(page).contains("bench: topology=sentinel uncontended_vs_redisson=6.00",
         "| relock+acks | 1 x 8 | 1,500 | 1,500–1,500 | 0.50 |", "## Cluster: relock against Redisson on a Redis Cluster");
-    assertThat(page.indexOf(DocsWriter.begin(Topology.SENTINEL)))
-        .isLessThan(page.indexOf(DocsWriter.begin(Topology.CLUSTER)));
-    assertThat(page.indexOf(DocsWriter.end(Topology.CLUSTER)))
-        .isLessThan(page.indexOf(DocsWriter.begin(Topology.REDLOCK)));
+    assertThat(page.indexOf(DocsWriter.Part.SENTINEL.begin()))
+        .isLessThan(page.indexOf(DocsWriter.Part.CLUSTER.begin()));
+    assertThat(page.indexOf(DocsWriter.Part.CLUSTER.end()))
+        .isLessThan(page.indexOf(DocsWriter.Part.REDLOCK.begin()));
 
     Path chart = Files.write(dir.resolve("chart.png"), new byte[] {1});
     DocsWriter.write(new Results(BenchSettings.full(), MACHINE, List.of(), List.of(), 280, "0.1"),
         "./relock bench --write-docs", chart, dir);
     String rewritten = read(dir);
-    for (Topology t : DocsWriter.SECTIONS) {
-      assertThat(DocsWriter.sectionOf(rewritten, t)).isEqualTo(DocsWriter.sectionOf(page, t)).isNotEmpty();
+    for (Topology t : List.of(Topology.SENTINEL, Topology.CLUSTER, Topology.REDLOCK)) {
+      DocsWriter.Part part = DocsWriter.Part.of(t);
+      assertThat(DocsWriter.sectionOf(rewritten, part)).isEqualTo(DocsWriter.sectionOf(page, part)).isNotEmpty();
     }
+  }
+
+  @Test
+  void theDataARunSaved_rendersThePageAgain_asTheRunWroteIt(@TempDir Path dir) throws IOException {
+    Path chart = Files.write(dir.resolve("chart.png"), new byte[] {1});
+    DocsWriter.Rendered redlock = DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3), redlock(5)),
+        "./relock bench --topology redlock --write-docs", dir);
+    DocsWriter.Rendered single = DocsWriter.write(new Results(BenchSettings.full(), MACHINE, List.of(
+        BenchRows.row(Results.UNCONTENDED, Implementation.RELOCK, 1, 8, 3000, 6000)), List.of(), 280, "0.1"),
+        "./relock bench --write-docs", chart, dir);
+    String written = read(dir);
+    redlock.save(dir.resolve("bench-docs-redlock.json"));
+    single.save(dir.resolve("bench-docs.json"));
+
+    Files.delete(dir.resolve("benchmarks.md"));
+    DocsWriter.render(DocsWriter.Rendered.read(dir.resolve("bench-docs.json")), dir);
+    DocsWriter.render(DocsWriter.Rendered.read(dir.resolve("bench-docs-redlock.json")), dir);
+    assertThat(read(dir)).isEqualTo(written).contains("| relock | 1 x 8 | 3,000 |", "| relock | 5 | 1 x 8 | 3,000 |");
+  }
+
+  @Test
+  void dataWithoutAValueTheTemplateUses_failsToRender_namingIt(@TempDir Path dir) throws IOException {
+    Path saved = dir.resolve("bench-docs-redlock.json");
+    DocsWriter.writeSection(Topology.REDLOCK, List.of(redlock(3)), "./relock bench --topology redlock", dir)
+        .save(saved);
+    Files.writeString(saved, Files.readString(saved).replace("\"summaries\"", "\"summary\""));
+    assertThatThrownBy(() -> DocsWriter.render(DocsWriter.Rendered.read(saved), dir))
+        .isInstanceOf(MustacheException.class).hasMessageContaining("summaries");
+  }
+
+  @Test
+  void theClientProfile_showsEachRecordingsSamples_andItsTablesWhenItHasAny(@TempDir Path dir) throws IOException {
+    Table layers = new Table("Layers of a.jfr", List.of("layer", "on top %", "in the stack %"));
+    layers.add("Netty", "41.9", "77.7");
+    Table methods = new Table("Methods most often on top in a.jfr", List.of("on top %", "method"));
+    methods.add("3.8", "io.netty.util.internal.InternalThreadLocalMap.slowGet");
+    DocsWriter.writeProfile(List.of(new JfrSummary.Profile(Path.of("/tmp/a.jfr"), 1713, layers, methods),
+        new JfrSummary.Profile(Path.of("/tmp/b.jfr"), 0, null, null)), "./relock bench --jfr-summary a.jfr,b.jfr", dir);
+    assertThat(DocsWriter.sectionOf(read(dir), DocsWriter.Part.PROFILE)).contains(
+        "From `./relock bench --jfr-summary a.jfr,b.jfr`: JFR execution samples",
+        "**a.jfr**: 1,713 execution samples.\n\n#### Layers of a.jfr\n\n| layer | on top % | in the stack % |\n"
+            + "|---|---:|---:|\n| Netty | 41.9 | 77.7 |\n\n#### Methods most often on top in a.jfr\n\n",
+        "| 3.8 | io.netty.util.internal.InternalThreadLocalMap.slowGet |\n\n**b.jfr**: 0 execution samples.\n\n"
+            + DocsWriter.Part.PROFILE.end());
   }
 }

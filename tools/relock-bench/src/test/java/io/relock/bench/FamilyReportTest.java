@@ -96,8 +96,8 @@ class FamilyReportTest {
     Path chart = dir.resolve("chart.png");
     Files.writeString(chart, "png");
     Path page = dir.resolve("benchmarks.md");
-    String before = "# Benchmarks\n\nsingle-Redis figures\n\n" + DocsWriter.beginComparison() + "\ncompare\n"
-        + DocsWriter.endComparison() + "\n";
+    String before = "# Benchmarks\n\nsingle-Redis figures\n\n" + DocsWriter.Part.COMPARISON.begin() + "\ncompare\n"
+        + DocsWriter.Part.COMPARISON.end() + "\n";
     Files.writeString(page, before);
     DocsWriter.writeFamily(results(List.of()), "./relock bench --family --write-docs", chart, dir);
     String once = Files.readString(page, StandardCharsets.UTF_8);
@@ -105,16 +105,16 @@ class FamilyReportTest {
     assertThat(once).contains("## Lock family: read-write locks and semaphores against Redisson")
         .contains("| rw-read-heavy (read-write lock, 90% reads), 4 x 5: relock / Redisson acquisitions/s | &gt;= 3 |"
             + " 4.00 | met |")
-        .contains(DocsWriter.endFamily());
+        .contains(DocsWriter.Part.FAMILY.end());
     assertThat(dir.resolve(DocsWriter.FAMILY_CHART)).exists();
 
     DocsWriter.writeFamily(results(List.of()), "./relock bench --family --write-docs", chart, dir);
     String twice = Files.readString(page, StandardCharsets.UTF_8);
-    assertThat(twice.split(java.util.regex.Pattern.quote(DocsWriter.beginFamily()), -1)).hasSize(2);
+    assertThat(twice.split(java.util.regex.Pattern.quote(DocsWriter.Part.FAMILY.begin()), -1)).hasSize(2);
     // A single-Redis run rewrites the page and keeps the section.
     DocsWriter.write(new Results(BenchSettings.full(), MACHINE, List.of(), List.of(), 280, "0.1"), "./relock bench",
         chart, dir);
-    assertThat(DocsWriter.familyOf(Files.readString(page, StandardCharsets.UTF_8)))
-        .isEqualTo(DocsWriter.familyOf(twice)).isNotEmpty();
+    assertThat(DocsWriter.sectionOf(Files.readString(page, StandardCharsets.UTF_8), DocsWriter.Part.FAMILY))
+        .isEqualTo(DocsWriter.sectionOf(twice, DocsWriter.Part.FAMILY)).isNotEmpty();
   }
 }
