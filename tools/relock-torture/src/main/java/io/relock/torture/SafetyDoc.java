@@ -1,7 +1,11 @@
 package io.relock.torture;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.samskivert.mustache.Mustache;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,57 +14,89 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * Writes {@code docs/safety.md}: the prose of {@code safety-template.md} with the measured table,
- * the command, the machine and the summary line filled in. Numbers come from the run, never from
- * the template.
+ * Writes {@code docs/safety.md}: the template {@code safety.md.mustache} (all the prose) filled in
+ * with a {@link Model} of the run: the command, the machine, the settings, the table, and per
+ * topology and kind of lock the sums of its runs. Numbers come from the run, never from the
+ * template.
  */
 final class SafetyDoc {
 
   private SafetyDoc() {}
 
+  /** Everything the page says that comes from the run. */
+  record Model(String command, long seed, String date, String elapsed, String commit, String machine,
+      List<Settings> settings, List<String> table, String summary, List<RunFaults> faults, List<String> examples,
+      SentinelRuns sentinel, ClusterRuns cluster, RedlockRuns redlock, List<FamilyRuns> family,
+      List<FaultLine> faultList, int longHoldOneIn) {}
+
+  /**
+   * The settings of one topology's runs (one of the four flags set; {@code replicated} for
+   * Sentinel and Cluster, whose sentences share their second half). Times in ms unless named.
+   */
+  record Settings(boolean single, boolean sentinel, boolean cluster, boolean replicated, boolean redlock,
+      int processes, int threads, String locks, long lease, long commandTimeout, long recheck, long acquireWait,
+      long holdMin, long holdMax, int longHoldOneIn, long longHoldMin, long longHoldMax, long runSeconds,
+      long combinedSeconds, int combinedRuns, long stuckBound, long stuckLimit, long ackTimeout, int primaries,
+      int masters, long perNodeTimeout, long restartDelay) {}
+
+  /** A run's fault and the faults its nemesis injected. */
+  record RunFaults(String run, String description, List<String> done) {}
+
+  /** A fault the suite can inject. */
+  record FaultLine(String id, String description) {}
+
+  /** Overlapping pairs of the runs of one fault. */
+  record ByFault(long pairs, String fault) {}
+
+  /** The Sentinel runs, with and without replicaAcks; null fields where no run had that setting. */
+  record SentinelRuns(List<String> runs, int count, long failovers, long holes, String average, long maxMillis,
+      SentinelOff off, SentinelOn on, Totals totals, String cost) {}
+
+  record SentinelOff(long erased, boolean oneErased, long told, long noticed, long atClose, long untold,
+      boolean someUntold, long unreachable, long overlapped, long releases, boolean oneRelease, long pairs,
+      List<ByFault> byFault, long refused) {}
+
+  record SentinelOn(String acks, long granted, long erased, long acquireErrors, long ackRefusals, boolean offRuns,
+      long offAcquireErrors, long pairs, List<ByFault> byFault, long offPairs) {}
+
+  /** What every topology's section ends with. */
+  record Totals(long violations, long unreported, long stuck, long lostUpdates) {}
+
+  record ClusterRuns(List<String> runs, int count, long failovers, String average, long maxMillis, long migrations,
+      long pairs, List<ByFault> byFault, long unexplained, long refused, long acquireErrors, long ackRefusals,
+      Totals totals) {}
+
+  /** The Redlock runs; {@code delayed}, {@code control} and {@code clock} null where no run had those faults. */
+  record RedlockRuns(List<String> runs, int count, long partitions, long pauses, long restarts, long controlRestarts,
+      long clockSteps, long pairs, List<ByFault> byFault, long unexplained, long refused, long acquireErrors,
+      Delayed delayed, Erasures control, Erasures clock, long leftovers, long stuck, Totals totals) {}
+
+  record Delayed(long erased, boolean oneErased, long told, long unreachable, boolean someUnreachable, long overlapped,
+      long beforeTold) {}
+
+  record Erasures(long erased, long overlapped, long beforeTold, long told, long refused, long violations) {}
+
+  /** The runs of one kind of lock of the family. */
+  record FamilyRuns(boolean readWrite, int permits, List<String> runs, long holds, int count, long faults, long pairs,
+      List<ByFault> byFault, long unexplained, long refused, long violations, long lost, long unreported,
+      long measured, long stuck, long writes, long lostUpdates) {}
+
+  private static final Mustache.Compiler TEMPLATES = Mustache.compiler().escapeHTML(false).strictSections(true);
+
   static Path write(Path docsDir, List<RunResult> results, TortureSettings settings, TortureSettings sentinelSettings,
       TortureSettings clusterSettings, TortureSettings redlockSettings, long seed, String command, Duration elapsed,
       String summary) {
-    boolean single = results.stream().anyMatch(r -> r.topology() == Topology.SINGLE);
-    boolean sentinel = results.stream().anyMatch(r -> r.topology() == Topology.SENTINEL);
-    boolean cluster = results.stream().anyMatch(r -> r.topology() == Topology.CLUSTER);
-    boolean redlock = results.stream().anyMatch(r -> r.topology() == Topology.REDLOCK);
-    List<String> settingsParts = new ArrayList<>();
-    if (single || (!sentinel && !cluster && !redlock)) {
-      settingsParts.add(settings(settings));
-    }
-    if (sentinel) {
-      settingsParts.add(sentinelSettings(sentinelSettings));
-    }
-    if (cluster) {
-      settingsParts.add(clusterSettings(clusterSettings));
-    }
-    if (redlock) {
-      settingsParts.add(redlockSettings(redlockSettings));
-    }
-    String settingsText = String.join(" ", settingsParts);
-    String text = template()
-        .replace("{{COMMAND}}", command)
-        .replace("{{SEED}}", Long.toString(seed))
-        .replace("{{DATE}}", LocalDate.now(ZoneOffset.UTC).toString())
-        .replace("{{MACHINE}}", machine())
-        .replace("{{ELAPSED}}", String.format(Locale.ROOT, "%.1f minutes", elapsed.toMillis() / 60000.0))
-        .replace("{{SETTINGS}}", settingsText)
-        .replace("{{SENTINEL}}", sentinel(results))
-        .replace("{{CLUSTER}}", cluster(results))
-        .replace("{{REDLOCK}}", redlock(results))
-        .replace("{{FAMILY}}", family(results))
-        .replace("{{TABLE}}", String.join("\n", SummaryTable.markdown(results)))
-        .replace("{{FAULTS}}", faults(results))
-        .replace("{{EXAMPLES}}", examples(results))
-        .replace("{{SUMMARY}}", summary)
-        .replace("{{FAULT_LIST}}", faultList())
-        .replace("{{LONG_HOLD_ONE_IN}}", Integer.toString(settings.longHoldOneIn()))
-        .replace("{{COMMIT}}", commit());
+    Model model = model(results, settings, sentinelSettings, clusterSettings, redlockSettings, seed, command, elapsed,
+        summary, LocalDate.now(ZoneOffset.UTC).toString(), machine(), commit());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> data = new ObjectMapper().convertValue(model, Map.class);
+    String text = TEMPLATES.compile(template()).execute(data);
     try {
       Files.createDirectories(docsDir);
       Path doc = docsDir.resolve("safety.md");
@@ -71,15 +107,175 @@ final class SafetyDoc {
     }
   }
 
-  private static String template() {
-    try (InputStream in = SafetyDoc.class.getResourceAsStream("safety-template.md")) {
-      if (in == null) {
-        throw new IllegalStateException("resource safety-template.md is missing");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read safety-template.md", e);
+  static Model model(List<RunResult> results, TortureSettings settings, TortureSettings sentinelSettings,
+      TortureSettings clusterSettings, TortureSettings redlockSettings, long seed, String command, Duration elapsed,
+      String summary, String date, String machine, String commit) {
+    boolean single = results.stream().anyMatch(r -> r.topology() == Topology.SINGLE);
+    boolean sentinel = results.stream().anyMatch(r -> r.topology() == Topology.SENTINEL);
+    boolean cluster = results.stream().anyMatch(r -> r.topology() == Topology.CLUSTER);
+    boolean redlock = results.stream().anyMatch(r -> r.topology() == Topology.REDLOCK);
+    List<Settings> parts = new ArrayList<>();
+    if (single || (!sentinel && !cluster && !redlock)) {
+      parts.add(settings(Topology.SINGLE, settings));
     }
+    if (sentinel) {
+      parts.add(settings(Topology.SENTINEL, sentinelSettings));
+    }
+    if (cluster) {
+      parts.add(settings(Topology.CLUSTER, clusterSettings));
+    }
+    if (redlock) {
+      parts.add(settings(Topology.REDLOCK, redlockSettings));
+    }
+    List<String> examples = new ArrayList<>();
+    for (RunResult r : results) {
+      r.examples().stream().limit(2).forEach(e -> examples.add(r.run() + ": " + e));
+    }
+    return new Model(command, seed, date, String.format(Locale.ROOT, "%.1f", elapsed.toMillis() / 60000.0), commit,
+        machine, parts, SummaryTable.markdown(results), summary,
+        results.stream().map(r -> new RunFaults(r.run(), r.fault().description, r.faultsDone())).toList(), examples,
+        sentinel(results), cluster(results), redlock(results), family(results),
+        Arrays.stream(Fault.values()).filter(f -> f != Fault.BLACKHOLE_RESUME)
+            .map(f -> new FaultLine(f.id, f.description)).toList(), settings.longHoldOneIn());
+  }
+
+  private static Settings settings(Topology topology, TortureSettings s) {
+    return new Settings(topology == Topology.SINGLE, topology == Topology.SENTINEL, topology == Topology.CLUSTER,
+        topology == Topology.SENTINEL || topology == Topology.CLUSTER, topology == Topology.REDLOCK, s.processes(),
+        s.threads(), s.locks().toString(), s.lease().toMillis(), s.commandTimeout().toMillis(),
+        s.recheckInterval().toMillis(), s.acquireWait().toMillis(), s.holdMin().toMillis(), s.holdMax().toMillis(),
+        s.longHoldOneIn(), s.longHoldMin().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds(),
+        s.combinedLength().toSeconds(), s.combinedRuns(), s.stuckBound().toMillis(),
+        s.lease().plus(s.stuckBound()).toMillis(), TortureSettings.REPLICA_ACK_TIMEOUT.toMillis(),
+        Cluster.CLUSTER_PRIMARIES, Cluster.REDLOCK_MASTERS,
+        s.commandTimeout().toMillis() / 4, s.redlockRestartDelay().toMillis());
+  }
+
+  /** "Redlock, measured": every number from the Redlock runs of this suite; null without any. */
+  static RedlockRuns redlock(List<RunResult> results) {
+    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.REDLOCK).toList();
+    if (all.isEmpty()) {
+      return null;
+    }
+    List<RunResult> delayed = all.stream().filter(r -> r.fault() == Fault.RESTART_MASTER).toList();
+    List<RunResult> control = all.stream().filter(r -> r.fault() == Fault.RESTART_MASTER_NODELAY).toList();
+    List<RunResult> clock = all.stream().filter(r -> r.fault() == Fault.CLOCK_STEP_MASTER).toList();
+    long erased = sum(delayed, r -> r.redlock().erased());
+    return new RedlockRuns(names(all), all.size(), sum(all, r -> r.redlock().partitions()),
+        sum(all, r -> r.redlock().pauses()),
+        sum(all, r -> r.redlock().restarts()), sum(all, r -> r.redlock().controlRestarts()),
+        sum(all, r -> r.redlock().clockSteps()), sum(all, r -> r.overlaps().pairs()), byFault(all),
+        sum(all, r -> r.overlaps().unexplained()), sum(all, r -> r.fencing().staleRefused()),
+        sum(all, r -> r.redlock().acquireErrors()),
+        sum(delayed, r -> r.redlock().restarts()) == 0 ? null : new Delayed(erased, erased == 1,
+            sum(delayed, r -> r.redlock().erasedTold()), sum(delayed, r -> r.redlock().erasedUnreachable()),
+            sum(delayed, r -> r.redlock().erasedUnreachable()) > 0, sum(delayed, r -> r.redlock().erasedOverlapped()),
+            sum(delayed, r -> r.redlock().overlappedBeforeTold())),
+        control.isEmpty() ? null : erasures(control), clock.isEmpty() ? null : erasures(clock),
+        sum(all, r -> r.stuck().leftovers()), sum(all, r -> r.stuck().stuck()), totals(all));
+  }
+
+  private static Erasures erasures(List<RunResult> runs) {
+    return new Erasures(sum(runs, r -> r.redlock().erased()), sum(runs, r -> r.redlock().erasedOverlapped()),
+        sum(runs, r -> r.redlock().overlappedBeforeTold()), sum(runs, r -> r.redlock().erasedTold()),
+        sum(runs, r -> r.fencing().staleRefused()), sum(runs, r -> r.fencing().violations()));
+  }
+
+  /** "The lock family, measured": every number from the read-write and semaphore runs. */
+  static List<FamilyRuns> family(List<RunResult> results) {
+    List<FamilyRuns> out = new ArrayList<>();
+    for (Workload w : TortureMain.FAMILY) {
+      List<RunResult> all = results.stream().filter(r -> r.workload() == w).toList();
+      if (!all.isEmpty()) {
+        out.add(new FamilyRuns(w == Workload.READ_WRITE, Workload.PERMITS, names(all), sum(all, RunResult::holds),
+            all.size(), sum(all, r -> r.faultsDone().size()), sum(all, r -> r.overlaps().pairs()), byFault(all),
+            sum(all, r -> r.overlaps().unexplained()), sum(all, r -> r.fencing().staleRefused()),
+            sum(all, r -> r.fencing().violations()), sum(all, r -> r.losses().lost()),
+            sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().measured()),
+            sum(all, r -> r.stuck().stuck()),
+            sum(all, r -> r.updates().accepted()), sum(all, r -> r.updates().lost())));
+      }
+    }
+    return out;
+  }
+
+  /** "Redis Cluster, measured": every number from the Cluster runs of this suite; null without any. */
+  static ClusterRuns cluster(List<RunResult> results) {
+    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.CLUSTER).toList();
+    if (all.isEmpty()) {
+      return null;
+    }
+    long failovers = sum(all, r -> r.failover().failovers());
+    return new ClusterRuns(names(all), all.size(), failovers,
+        average(failovers, sum(all, r -> r.failover().totalFailoverMillis())),
+        all.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0),
+        sum(all, SummaryTable::migrations),
+        sum(all, r -> r.overlaps().pairs()), byFault(all), sum(all, r -> r.overlaps().unexplained()),
+        sum(all, r -> r.fencing().staleRefused()), sum(all, r -> r.failover().acquireErrors()),
+        sum(all, r -> r.failover().ackRefusals()), totals(all));
+  }
+
+  /** "Sentinel failover, measured": every number from the Sentinel runs of this suite; null without any. */
+  static SentinelRuns sentinel(List<RunResult> results) {
+    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.SENTINEL).toList();
+    if (all.isEmpty()) {
+      return null;
+    }
+    List<RunResult> off = all.stream().filter(r -> r.replicaAcks() == 0).toList();
+    List<RunResult> on = all.stream().filter(r -> r.replicaAcks() > 0).toList();
+    long failovers = sum(all, r -> r.failover().failovers());
+    SentinelOff withoutAcks = null;
+    if (!off.isEmpty()) {
+      long erased = sum(off, r -> r.failover().erased());
+      long releases = sum(off, r -> r.stuck().erasedReleases());
+      withoutAcks = new SentinelOff(erased, erased == 1, sum(off, r -> r.failover().erasedTold()),
+          sum(off, r -> r.failover().erasedNoticed()), sum(off, r -> r.failover().erasedAtClose()),
+          erased - sum(off, r -> r.failover().erasedTold()), erased != sum(off, r -> r.failover().erasedTold()),
+          sum(off, r -> r.failover().erasedUnreachable()),
+          sum(off, r -> r.failover().erasedOverlapped()), releases, releases == 1, sum(off, r -> r.overlaps().pairs()),
+          byFault(off), sum(off, r -> r.fencing().staleRefused()));
+    }
+    SentinelOn withAcks = on.isEmpty() ? null : new SentinelOn(SummaryTable.acks(on.get(0).replicaAcks()),
+        sum(on, r -> r.failover().grantedInHole()), sum(on, r -> r.failover().erased()),
+        sum(on, r -> r.failover().acquireErrors()), sum(on, r -> r.failover().ackRefusals()), !off.isEmpty(),
+        sum(off, r -> r.failover().acquireErrors()), sum(on, r -> r.overlaps().pairs()), byFault(on),
+        sum(off, r -> r.overlaps().pairs()));
+    return new SentinelRuns(names(all), all.size(), failovers, sum(all, r -> r.failover().holes()),
+        average(failovers, sum(all, r -> r.failover().totalFailoverMillis())),
+        all.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0), withoutAcks, withAcks,
+        totals(all), SummaryTable.ackCost(all));
+  }
+
+  /** The mean time from a kill to the new primary, "1.5 s on average", or "-" without failovers. */
+  private static String average(long failovers, long totalMillis) {
+    return failovers == 0 ? "-" : String.format(Locale.ROOT, "%.1f s on average", totalMillis / 1000.0 / failovers);
+  }
+
+  private static Totals totals(List<RunResult> runs) {
+    return new Totals(sum(runs, r -> r.fencing().violations()), sum(runs, r -> r.losses().unreported()),
+        sum(runs, r -> r.stuck().stuck()), sum(runs, r -> r.updates().lost()));
+  }
+
+  private static List<String> names(List<RunResult> runs) {
+    return runs.stream().map(RunResult::run).toList();
+  }
+
+  /** Overlapping pairs per fault of the runs, in the order the faults first ran. */
+  private static List<ByFault> byFault(List<RunResult> runs) {
+    return runs.stream().map(RunResult::fault).distinct().map(f -> new ByFault(sum(runs.stream()
+        .filter(r -> r.fault() == f).toList(), r -> r.overlaps().pairs()), f.id)).toList();
+  }
+
+  private static long sum(List<RunResult> runs, java.util.function.ToLongFunction<RunResult> f) {
+    return runs.stream().mapToLong(f).sum();
+  }
+
+  private static Reader template() {
+    InputStream in = SafetyDoc.class.getResourceAsStream("safety.md.mustache");
+    if (in == null) {
+      throw new IllegalStateException("resource safety.md.mustache is missing");
+    }
+    return new InputStreamReader(in, StandardCharsets.UTF_8);
   }
 
   private static String machine() {
@@ -111,258 +307,6 @@ final class SafetyDoc {
     }
   }
 
-  private static String settings(TortureSettings s) {
-    return String.format(Locale.ROOT,
-        "%d worker processes x %d threads, locks %s, lease %d ms (watchdog-renewed; one hold in four uses a"
-            + " fixed lease of the same length), command timeout %d ms, recheck interval %d ms, acquire wait %d ms,"
-            + " %d-%d ms between a critical section's read and write (one watchdog-renewed hold in %d: %d-%d ms),"
-            + " %d s per single-fault run, %d s per combined run (%d). Stuck-lock limit: lease + %d ms = %d ms.",
-        s.processes(), s.threads(), s.locks(), s.lease().toMillis(), s.commandTimeout().toMillis(),
-        s.recheckInterval().toMillis(), s.acquireWait().toMillis(), s.holdMin().toMillis(), s.holdMax().toMillis(),
-        s.longHoldOneIn(), s.lease().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds(), s.combinedLength().toSeconds(), s.combinedRuns(), s.stuckBound().toMillis(),
-        s.lease().plus(s.stuckBound()).toMillis());
-  }
-
-  private static String sentinelSettings(TortureSettings s) {
-    return replicatedSettings("Sentinel runs: a primary, one replica and three sentinels (quorum 2, down-after 1 s; the"
-        + " workers find the primary through the sentinels)", "", s);
-  }
-
-  private static String clusterSettings(TortureSettings s) {
-    return replicatedSettings("Cluster runs: a Redis Cluster of " + Cluster.CLUSTER_PRIMARIES + " primaries with one"
-        + " replica each (cluster-node-timeout 1 s; the workers use relock's cluster(...) with the primaries as"
-        + " seeds)", " (spread over the primaries' slots)", s);
-  }
-
-  /** The settings of the runs on a replicated topology, after {@code what} they run on. */
-  private static String replicatedSettings(String what, String aboutLocks, TortureSettings s) {
-    return String.format(Locale.ROOT,
-        "%s, %d worker processes x %d threads, locks %s%s, lease %d ms (longer than a failover, so that what"
-            + " reached the replica survives one), one watchdog-renewed hold in %d held %d-%d ms, other settings as"
-            + " above, %d s per run, relock's replicaAcks off or 1 replica within %d ms.",
-        what, s.processes(), s.threads(), s.locks(), aboutLocks, s.lease().toMillis(), s.longHoldOneIn(),
-        s.longHoldMin().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds(),
-        TortureSettings.REPLICA_ACK_TIMEOUT.toMillis());
-  }
-
-  private static String redlockSettings(TortureSettings s) {
-    return String.format(Locale.ROOT,
-        "Redlock runs: %d independent masters, each worker reaching each master through a proxy of its own,"
-            + " %d worker processes x %d threads, locks %s, lease %d ms (per-node timeout %d ms, a quarter of the"
-            + " command timeout), redlockRestartDelay %d ms, one watchdog-renewed hold in %d held %d-%d ms, other"
-            + " settings as above, %d s per run.",
-        Cluster.REDLOCK_MASTERS, s.processes(), s.threads(), s.locks(), s.lease().toMillis(),
-        s.commandTimeout().toMillis() / 4, s.redlockRestartDelay().toMillis(), s.longHoldOneIn(),
-        s.longHoldMin().toMillis(), s.longHoldMax().toMillis(), s.runLength().toSeconds());
-  }
-
-  /** The paragraphs of "Redlock, measured": every number from the Redlock runs of this suite. */
-  static String redlock(List<RunResult> results) {
-    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.REDLOCK).toList();
-    if (all.isEmpty()) {
-      return "This run did not include the Redlock topology (`./relock torture --topology redlock`, or `all`),"
-          + " so it has no Redlock numbers.";
-    }
-    List<RunResult> delayed = all.stream().filter(r -> r.fault() == Fault.RESTART_MASTER).toList();
-    List<RunResult> control = all.stream().filter(r -> r.fault() == Fault.RESTART_MASTER_NODELAY).toList();
-    List<RunResult> clock = all.stream().filter(r -> r.fault() == Fault.CLOCK_STEP_MASTER).toList();
-    List<String> out = new ArrayList<>();
-    out.add(String.format(Locale.ROOT, "%d Redlock runs (%s): the nemesis cut a master off from every worker %d"
-            + " times, paused one %d times, restarted one without its data %d times (%d of them in the control,"
-            + " without the delayed restart) and stepped one's clock forward %d times. These runs had %d overlapping pairs of holds (%s), %d of them"
-            + " unexplained, and the fenced counter refused %d stale operations. %d acquisitions failed with"
-            + " `RelockException` (fewer than a majority of the masters could take part in time).",
-        all.size(), String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()),
-        sum(all, r -> r.redlock().partitions()), sum(all, r -> r.redlock().pauses()),
-        sum(all, r -> r.redlock().restarts()), sum(all, r -> r.redlock().controlRestarts()),
-        sum(all, r -> r.redlock().clockSteps()), sum(all, r -> r.overlaps().pairs()), byFault(all), sum(all, r -> r.overlaps().unexplained()),
-        sum(all, r -> r.fencing().staleRefused()), sum(all, r -> r.redlock().acquireErrors())));
-    if (sum(delayed, r -> r.redlock().restarts()) > 0) {
-      out.add(String.format(Locale.ROOT, "**With the delayed restart** the restarts erased %d %s (left on one master"
-              + " of three). %d of their holders were told (`onLost`, `isValid()` false or `LockLostException`)%s;"
-              + " %d were overlapped by a later holder, %d of them before the erased holder knew its lease was lost.",
-          sum(delayed, r -> r.redlock().erased()), sum(delayed, r -> r.redlock().erased()) == 1 ? "hold" : "holds",
-          sum(delayed, r -> r.redlock().erasedTold()),
-          sum(delayed, r -> r.redlock().erasedUnreachable()) == 0 ? ""
-              : String.format(Locale.ROOT, "; %d called `close()` while the masters could not be reached and got"
-                  + " `RelockException`", sum(delayed, r -> r.redlock().erasedUnreachable())),
-          sum(delayed, r -> r.redlock().erasedOverlapped()), sum(delayed, r -> r.redlock().overlappedBeforeTold())));
-    }
-    if (!control.isEmpty()) {
-      out.add(String.format(Locale.ROOT, "**Without it** (`restart-master-nodelay`, the control) the restarts erased"
-              + " %d holds; %d were overlapped by a later holder, %d of them before the erased holder knew, which is"
-              + " what the delayed restart prevents. The fenced counter refused %d stale operations there.",
-          sum(control, r -> r.redlock().erased()), sum(control, r -> r.redlock().erasedOverlapped()),
-          sum(control, r -> r.redlock().overlappedBeforeTold()), sum(control, r -> r.fencing().staleRefused())));
-    }
-    if (!clock.isEmpty()) {
-      out.add(String.format(Locale.ROOT, "**A clock step** (`clock-step-master`: a master's wall clock jumped ahead by"
-              + " twice the lease, so its keys expired at once) erased %d holds. relock cannot notice a step: the"
-              + " master keeps its data and its marker. %d of the erased holds were overlapped by a later holder, %d of"
-              + " them before the erased holder knew; %d holders were told in the end. The fenced counter refused %d"
-              + " stale operations in these runs, with %d fenced violations: against a clock step, fencing is what"
-              + " keeps the resource safe, as Redlock's critics say.",
-          sum(clock, r -> r.redlock().erased()), sum(clock, r -> r.redlock().erasedOverlapped()),
-          sum(clock, r -> r.redlock().overlappedBeforeTold()), sum(clock, r -> r.redlock().erasedTold()),
-          sum(clock, r -> r.fencing().staleRefused()), sum(clock, r -> r.fencing().violations())));
-    }
-    out.add(String.format(Locale.ROOT, "After the workers stopped, %d lock keys were left on a master (a release or"
-            + " give-back a master missed); stuck locks, counting those held by a majority or not gone within the"
-            + " lease plus the bound: %d.", sum(all, r -> r.stuck().leftovers()), sum(all, r -> r.stuck().stuck())));
-    out.add(String.format(Locale.ROOT, "Across the Redlock runs: %d fenced violations, %d unreported losses,"
-            + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
-        sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
-    return String.join("\n\n", out);
-  }
-
-  /** The paragraphs of "The lock family, measured": every number from the read-write and semaphore runs. */
-  static String family(List<RunResult> results) {
-    List<String> out = new ArrayList<>();
-    for (Workload w : TortureMain.FAMILY) {
-      List<RunResult> all = results.stream().filter(r -> r.workload() == w).toList();
-      if (all.isEmpty()) {
-        continue;
-      }
-      boolean permits = w == Workload.SEMAPHORE;
-      out.add(String.format(Locale.ROOT, "**%s** (%s): %d holds in %d runs, %d faults injected. %d %s (%s), %d of"
-              + " them unexplained; the store refused %d stale operations; %d fenced violations, %d lost holds (%d"
-              + " unreported), %d dead holders measured (%d stuck)%s.",
-          w == Workload.READ_WRITE ? "Read-write lock" : "Semaphore of " + Workload.PERMITS + " permits",
-          String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()), sum(all, RunResult::holds),
-          all.size(), sum(all, r -> r.faultsDone().size()), sum(all, r -> r.overlaps().pairs()),
-          permits ? "grants while " + Workload.PERMITS + " others still acted" : "overlapping pairs of holds with a writer",
-          byFault(all), sum(all, r -> r.overlaps().unexplained()), sum(all, r -> r.fencing().staleRefused()),
-          sum(all, r -> r.fencing().violations()), sum(all, r -> r.losses().lost()),
-          sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().measured()), sum(all, r -> r.stuck().stuck()),
-          permits ? "" : String.format(Locale.ROOT, ", %d fenced writes, %d lost updates",
-              sum(all, r -> r.updates().accepted()), sum(all, r -> r.updates().lost()))));
-    }
-    if (out.isEmpty()) {
-      return "This run did not include the lock family's runs (`./relock torture --runs rw,sem`), so it has no"
-          + " read-write lock or semaphore numbers.";
-    }
-    return String.join("\n\n", out);
-  }
-
-  /** The paragraphs of "Redis Cluster, measured": every number from the Cluster runs of this suite. */
-  static String cluster(List<RunResult> results) {
-    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.CLUSTER).toList();
-    if (all.isEmpty()) {
-      return "This run did not include the Cluster topology (`./relock torture --topology cluster`, or `all`),"
-          + " so it has no Cluster numbers.";
-    }
-    List<String> out = new ArrayList<>();
-    long failovers = sum(all, r -> r.failover().failovers());
-    out.add(String.format(Locale.ROOT, "%d Cluster runs (%s): the nemesis killed the primary of a held lock's slot"
-            + " %d times (its replica took over %s after the kill, longest %d ms) and migrated a held lock's slot to"
-            + " another primary %d times. These runs had %d overlapping pairs of holds (%s), %d of them unexplained"
-            + " (a migration explains none), and the fenced counter refused %d stale operations. %d acquisitions"
-            + " failed with `RelockException` (%d of them for want of a replica's acknowledgement, the others while"
-            + " the slot had no primary).",
-        all.size(), String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()), failovers,
-        failovers == 0 ? "-" : String.format(Locale.ROOT, "%.1f s on average",
-            sum(all, r -> r.failover().totalFailoverMillis()) / 1000.0 / failovers),
-        all.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0), sum(all, SummaryTable::migrations),
-        sum(all, r -> r.overlaps().pairs()), byFault(all), sum(all, r -> r.overlaps().unexplained()),
-        sum(all, r -> r.fencing().staleRefused()), sum(all, r -> r.failover().acquireErrors()),
-        sum(all, r -> r.failover().ackRefusals())));
-    out.add(String.format(Locale.ROOT, "Across the Cluster runs: %d fenced violations, %d unreported losses,"
-            + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
-        sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
-    return String.join("\n\n", out);
-  }
-
-  /** The paragraphs of "Sentinel failover, measured": every number from the Sentinel runs of this suite. */
-  static String sentinel(List<RunResult> results) {
-    List<RunResult> all = results.stream().filter(r -> r.topology() == Topology.SENTINEL).toList();
-    if (all.isEmpty()) {
-      return "This run did not include the Sentinel topology (`./relock torture --topology sentinel`, or `all`),"
-          + " so it has no failover numbers.";
-    }
-    List<RunResult> off = all.stream().filter(r -> r.replicaAcks() == 0).toList();
-    List<RunResult> on = all.stream().filter(r -> r.replicaAcks() > 0).toList();
-    List<String> out = new ArrayList<>();
-    long failovers = sum(all, r -> r.failover().failovers());
-    long totalMillis = sum(all, r -> r.failover().totalFailoverMillis());
-    out.add(String.format(Locale.ROOT, "%d Sentinel runs (%s): the nemesis killed the primary %d times, %d of them"
-            + " right after cutting replication. The sentinels agreed on the promoted replica %s after the kill"
-            + " (longest %d ms).", all.size(), String.join(", ", all.stream().map(r -> "`" + r.run() + "`").toList()),
-        failovers, sum(all, r -> r.failover().holes()),
-        failovers == 0 ? "-" : String.format(Locale.ROOT, "%.1f s on average", totalMillis / 1000.0 / failovers),
-        all.stream().mapToLong(r -> r.failover().maxFailoverMillis()).max().orElse(0)));
-    if (!off.isEmpty()) {
-      long erased = sum(off, r -> r.failover().erased());
-      long unreachable = sum(off, r -> r.failover().erasedUnreachable());
-      long untold = erased - sum(off, r -> r.failover().erasedTold());
-      out.add(String.format(Locale.ROOT, "**Without replicaAcks** the hole erased %d %s: granted by the old primary"
-              + " after replication was cut, still held when it died, unknown to the promoted replica. %d of their"
-              + " holders were told (%d saw `onLost` run, %d got `LockLostException` from `close()`)%s. %d of the"
-              + " erased holds overlapped a later holder's. The hole also erased %d %s: the old primary ran it after"
-              + " replication was cut, so the promoted replica still had the lock for its holder, held for nobody"
-              + " until its lease ran out there (relock does not repeat a release after a failover). In all, these"
-              + " runs had %d overlapping pairs of holds (%s) and the fenced counter refused %d stale operations.",
-          erased, erased == 1 ? "hold" : "holds", sum(off, r -> r.failover().erasedTold()),
-          sum(off, r -> r.failover().erasedNoticed()), sum(off, r -> r.failover().erasedAtClose()),
-          untold == 0 ? "" : String.format(Locale.ROOT, "; of the %d not told, %d called `close()` while no primary"
-              + " answered and got `RelockException`, with nobody granted the lock meanwhile", untold, unreachable),
-          sum(off, r -> r.failover().erasedOverlapped()), sum(off, r -> r.stuck().erasedReleases()),
-          sum(off, r -> r.stuck().erasedReleases()) == 1 ? "release" : "releases",
-          sum(off, r -> r.overlaps().pairs()), byFault(off),
-          sum(off, r -> r.fencing().staleRefused())));
-    }
-    if (!on.isEmpty()) {
-      out.add(String.format(Locale.ROOT, "**With replicaAcks %s** %d holds were granted while replication was cut"
-              + " (%d erased). %d acquisitions failed with `RelockException`, %d of them because no replica"
-              + " acknowledged them in time (relock released those), the others because no primary answered"
-              + " (%s). These runs had %d overlapping pairs of holds (%s)%s.",
-          SummaryTable.acks(on.get(0).replicaAcks()), sum(on, r -> r.failover().grantedInHole()),
-          sum(on, r -> r.failover().erased()), sum(on, r -> r.failover().acquireErrors()),
-          sum(on, r -> r.failover().ackRefusals()),
-          off.isEmpty() ? "no run without replicaAcks to compare"
-              : sum(off, r -> r.failover().acquireErrors()) + " failed so in the runs without replicaAcks",
-          sum(on, r -> r.overlaps().pairs()), byFault(on),
-          off.isEmpty() ? "" : ", against " + sum(off, r -> r.overlaps().pairs()) + " without"));
-    }
-    out.add(String.format(Locale.ROOT, "Across the Sentinel runs: %d fenced violations, %d unreported losses,"
-            + " %d stuck locks, %d lost updates.", sum(all, r -> r.fencing().violations()),
-        sum(all, r -> r.losses().unreported()), sum(all, r -> r.stuck().stuck()), sum(all, r -> r.updates().lost())));
-    String cost = SummaryTable.ackCost(all);
-    if (cost != null) {
-      out.add("What replicaAcks costs, measured after each Sentinel run's workers stopped (one client takes and"
-          + " releases a lock nobody else uses, in turns with and without replicaAcks): " + cost + ".");
-    }
-    return String.join("\n\n", out);
-  }
-
-  /** Overlapping pairs per fault of the runs, "n in failover-hole runs, m in failover runs". */
-  private static String byFault(List<RunResult> runs) {
-    List<String> parts = new ArrayList<>();
-    for (Fault f : runs.stream().map(RunResult::fault).distinct().toList()) {
-      parts.add(sum(runs.stream().filter(r -> r.fault() == f).toList(), r -> r.overlaps().pairs()) + " in " + f.id
-          + " runs");
-    }
-    return String.join(", ", parts);
-  }
-
-  private static long sum(List<RunResult> runs, java.util.function.ToLongFunction<RunResult> f) {
-    return runs.stream().mapToLong(f).sum();
-  }
-
-  private static String faultList() {
-    List<String> lines = new ArrayList<>();
-    for (Fault f : Fault.values()) {
-      if (f != Fault.BLACKHOLE_RESUME) {
-        lines.add("- `" + f.id + "`: " + f.description);
-      }
-    }
-    lines.add("- how `clock-step-master` steps one server's clock: every server runs on this machine's one clock, so"
-        + " the run builds a small preload library (`clockstep.c`, with the machine's C compiler; the run is skipped"
-        + " where there is none) that adds an offset, read from a file the nemesis writes, to the master's"
-        + " `gettimeofday()`, the clock Redis expires keys by. libfaketime cannot be preloaded into a redis-server"
-        + " built with jemalloc.");
-    return String.join("\n", lines);
-  }
-
   /** The commit the run was built from, and whether relock's own modules had local changes. */
   private static String commit() {
     String head = git("rev-parse", "--short", "HEAD");
@@ -386,25 +330,5 @@ final class SafetyDoc {
       Thread.currentThread().interrupt();
       return "";
     }
-  }
-
-  private static String faults(List<RunResult> results) {
-    List<String> lines = new ArrayList<>();
-    for (RunResult r : results) {
-      lines.add("- **" + r.run() + "** (" + r.fault().description + "): "
-          + (r.faultsDone().isEmpty() ? "no faults" : String.join("; ", r.faultsDone())));
-    }
-    return String.join("\n", lines);
-  }
-
-  private static String examples(List<RunResult> results) {
-    List<String> lines = new ArrayList<>();
-    for (RunResult r : results) {
-      List<String> ex = r.examples();
-      for (int i = 0; i < Math.min(2, ex.size()); i++) {
-        lines.add("- " + r.run() + ": " + ex.get(i));
-      }
-    }
-    return lines.isEmpty() ? "- (nothing to show)" : String.join("\n", lines);
   }
 }
