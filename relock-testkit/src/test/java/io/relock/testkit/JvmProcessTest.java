@@ -91,6 +91,8 @@ class JvmProcessTest {
     @Test
     void awaitLine_timesOutWithTheOutput() {
         try (JvmProcess child = JvmProcess.start(ChildMain.class)) {
+            // A JVM starts slowly on a busy machine: its first line first, then the short wait that must time out.
+            child.awaitLine(line -> line.contains("hello from child"), Duration.ofSeconds(30));
             assertThatThrownBy(() -> child.awaitLine(line -> line.equals("never printed"), Duration.ofMillis(500)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("did not print within")
