@@ -112,9 +112,13 @@ public abstract class GuardedContract extends RelockContract {
 
     CompletableFuture<Void> interrupted = new CompletableFuture<>();
     CompletableFuture<Ended> call = onThread(() -> holder.lock("own-interrupt").callLocked(Duration.ZERO, lease -> {
+      // Listeners run one after another in the order they were added: once this one has run, so
+      // has the section's, registered before the task began.
+      AtomicBoolean heard = new AtomicBoolean();
+      lease.onLost(() -> heard.set(true));
       Thread.currentThread().interrupt();
       interrupted.complete(null);
-      while (lease.isValid()) {
+      while (!heard.get()) {
         Thread.onSpinWait();
       }
       return "done";
