@@ -199,7 +199,7 @@ public final class GuardedSection {
   }
 
   /** Releases a lease nobody will use, without blocking the calling thread. */
-  static void releaseInBackground(LockLease lease) {
+  public static void releaseInBackground(LockLease lease) {
     if (lease instanceof HeldLease h) {
       h.engine.abandonLease(h);
       return;
