@@ -34,8 +34,7 @@ public final class GuardedSection {
    */
   public static <T> T call(LockLease held, LeaseTask<T> task) throws Exception {
     GuardedLease lease = new GuardedLease(held);
-    Interrupter guard = new Interrupter(Thread.currentThread());
-    held.onLost(guard::leaseLost);
+    Interrupter guard = Interrupter.forCurrentThread(held);
     T result = null;
     Throwable failure = null;
     try {
@@ -231,18 +230,25 @@ public final class GuardedSection {
    * none if the thread was interrupted already when the loss came (the caller's own interrupt is
    * left for the caller), and none after the task returned.
    */
-  static final class Interrupter {
+  public static final class Interrupter {
     private final Thread thread;
     private boolean ended;
     private boolean lost;
     private boolean interrupted;
 
-    Interrupter(Thread thread) {
+    private Interrupter(Thread thread) {
       this.thread = thread;
     }
 
+    /** Interrupts the calling thread if {@code lease} is lost before {@link #taskEnded()}. */
+    public static Interrupter forCurrentThread(LockLease lease) {
+      Interrupter guard = new Interrupter(Thread.currentThread());
+      lease.onLost(guard::leaseLost);
+      return guard;
+    }
+
     /** The lease's onLost listener, on a relock thread. */
-    synchronized void leaseLost() {
+    private synchronized void leaseLost() {
       if (ended) {
         return;
       }
@@ -259,7 +265,7 @@ public final class GuardedSection {
      *
      * @return whether the lease was lost while the task ran
      */
-    boolean taskEnded() {
+    public boolean taskEnded() {
       boolean clear;
       boolean wasLost;
       synchronized (this) {
