@@ -119,10 +119,18 @@ final class GuardedSections {
     Spread toInterrupt = Spread.of(interrupt);
     Spread toCancel = Spread.of(cancel);
     log.println(String.format(Locale.ROOT, "client: %s: forced unlock to the guarded task's interrupt: median %,.0f us,"
-        + " worst %,.0f us; to its future's cancellation: median %,.0f us, worst %,.0f us (%d runs each)", driver,
-        toInterrupt.median(), toInterrupt.max(), toCancel.median(), toCancel.max(), lossRounds));
+        + " 90th percentile %,.0f us, worst %,.0f us; to its future's cancellation: median %,.0f us, 90th percentile"
+        + " %,.0f us, worst %,.0f us (%d runs each)", driver, toInterrupt.median(), percentile(interrupt, 0.9),
+        toInterrupt.max(), toCancel.median(), percentile(cancel, 0.9), toCancel.max(), lossRounds));
     return String.format(Locale.ROOT, "%s_loss_to_interrupt_us=%.0f %s_loss_to_interrupt_worst_us=%.0f"
         + " %s_loss_to_cancel_us=%.0f %s_loss_to_cancel_worst_us=%.0f", driver, toInterrupt.median(), driver,
         toInterrupt.max(), driver, toCancel.median(), driver, toCancel.max());
+  }
+
+  /** The value below which a {@code fraction} of {@code values} lie (nearest rank). */
+  static double percentile(double[] values, double fraction) {
+    double[] sorted = values.clone();
+    java.util.Arrays.sort(sorted);
+    return sorted[Math.max(0, (int) Math.ceil(fraction * sorted.length) - 1)];
   }
 }

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.TestInstance
 
 /**
  * The Kotlin code of docs/kotlin.md, compiled and run on a real redis-server; and the check that
- * every `kotlin` block of that page is a region of this file (`// snippet:NAME` to `// end:NAME`),
- * as relock-docs checks the Java blocks of the other pages.
+ * every `kotlin` block of that page, marked `<!-- kotlin-snippet: NAME -->`, is a region of this
+ * file (`// snippet:NAME` to `// end:NAME`), as relock-docs checks the Java blocks of the pages.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KotlinGuideTest {
@@ -147,7 +147,7 @@ class KotlinGuideTest {
     fun everyKotlinBlockOfTheGuide_isARegionOfThisFile() {
         val page = Files.readString(Path.of("..", "docs", "kotlin.md"))
         val source = Files.readString(Path.of("src", "test", "kotlin", "io", "relock", "kotlin", "KotlinGuideTest.kt"))
-        val blocks = Regex("<!-- snippet: ([\\w-]+) -->\\s*```kotlin\\n(.*?)```", RegexOption.DOT_MATCHES_ALL)
+        val blocks = Regex("<!-- kotlin-snippet: ([\\w-]+) -->\\s*```kotlin\\n(.*?)```", RegexOption.DOT_MATCHES_ALL)
             .findAll(page).associate { it.groupValues[1] to it.groupValues[2] }
         val unmarked = Regex("```kotlin").findAll(page).count()
         assertThat(blocks).`as`("kotlin blocks with a snippet marker").hasSize(unmarked)
