@@ -144,7 +144,9 @@ public abstract class GuardedContract extends RelockContract {
     int strayInterrupts = 0;
     for (int i = 0; i < 200; i++) {
       CompletableFuture<Void> running = new CompletableFuture<>();
-      long spinNanos = ThreadLocalRandom.current().nextLong(0, 400_000);
+      // About the time a forced unlock takes to reach the task (half a millisecond to a few on a
+      // loaded machine): some losses land while the task runs, some after it returned.
+      long spinNanos = ThreadLocalRandom.current().nextLong(0, 2_000_000);
       CompletableFuture<Ended> call = onThread(() -> lock.callLocked(Duration.ofSeconds(5), () -> {
         running.complete(null);
         long until = System.nanoTime() + spinNanos;
@@ -167,6 +169,7 @@ public abstract class GuardedContract extends RelockContract {
     }
     assertThat(strayInterrupts).as("calls that left an interrupt set").isZero();
     assertThat(lostCount).as("some losses came while the task ran").isPositive();
+    assertThat(lostCount).as("some forced unlocks came after the release").isLessThan(200);
     assertThat(holderInRedis("racing")).isNull();
   }
 
