@@ -1,11 +1,16 @@
 package io.relock;
 
+import io.relock.internal.Checks;
+import io.relock.internal.GuardedSection;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 
 /**
  * A named lock kept in Redis, shared by every process that uses the same name and key prefix.
@@ -56,6 +61,12 @@ import java.util.concurrent.locks.Lock;
  * #acquireAsync} future withdraws the same way. {@link #lock()} ignores interrupts while waiting
  * and restores the interrupt flag when it returns; {@link #tryLock()}, one attempt, ignores the
  * flag and leaves it set, as {@link java.util.concurrent.locks.ReentrantLock#tryLock()} does.
+ *
+ * <h2>Guarded sections</h2>
+ * {@link #callLocked(Duration, LeaseTask)}, {@link #callLocked(Duration, Callable)} and {@link
+ * #runLocked(Duration, Runnable)} run a task under a lease and stop it when the lease is lost, by
+ * interrupting the thread that runs it; {@link #callLockedAsync} does the same for a task that
+ * returns a future, by cancelling that future. They release the lease however the task ends.
  *
  * <h2>When Redis is unreachable</h2>
  * An acquisition keeps trying while its wait lasts (a zero wait: for one command timeout), at once
@@ -124,6 +135,147 @@ public interface DistributedLock extends Lock {
    * @throws IllegalArgumentException if {@code wait} is negative (thrown, not in the future)
    */
   CompletableFuture<LockLease> acquireAsync(Duration wait);
+
+  /**
+   * Runs {@code task} on the calling thread (platform or virtual) while holding the lock, and stops
+   * it if the lock is lost: a <em>guarded section</em>. It acquires a lease as {@link
+   * #acquire(Duration)} does (the default lease, renewed by the watchdog), calls the task with it,
+   * and releases it when the task returns or throws, whatever happened.
+   *
+   * <h4>When the lease is lost while the task runs</h4>
+   * The calling thread is interrupted (unless it is interrupted already), as soon as relock learns
+   * of the loss:
+   * <ul>
+   *   <li>a forced unlock ({@link #forceUnlock()}, {@code relock unlock --force}) by the notice on
+   *       the client's channel, one Redis round trip later: milliseconds (should the notice be lost,
+   *       at the next renewal);
+   *   <li>a renewal that finds the lock gone or taken (Redis restarted without its data, a key
+   *       deleted by hand): at that renewal, within a third of the lease after Redis lost it;
+   *   <li>renewals that did not get through (Redis unreachable, the process paused): at the
+   *       lease's local deadline, which comes before Redis lets the lock go.
+   * </ul>
+   * The interrupt stops code that responds to interrupts: {@link Thread#sleep}, {@link
+   * Object#wait}, {@link java.util.concurrent} waits, interruptible channels, relock's own waits,
+   * and clients that map interrupts to their own exceptions. When the task then returns or throws,
+   * the call releases the lease and throws {@link LockLostException} instead of returning; the
+   * task's own exception, if it threw one (the {@link InterruptedException} it was stopped by,
+   * say), is {@linkplain Throwable#getSuppressed() suppressed} in it, and its result is dropped. A
+   * task that ignores the interrupt runs on to its end, and the call throws {@link
+   * LockLostException} all the same.
+   *
+   * <h4>The interrupt flag</h4>
+   * When the call returns or throws, an interrupt that the section made and the task left pending
+   * has been cleared; one that came from elsewhere is left set. The flag is one bit: an interrupt
+   * from elsewhere that arrives after the section's own, while the task still runs, cannot be told
+   * from it and is cleared with it. If the thread was interrupted already when the loss came, the
+   * section adds no interrupt and clears nothing. No interrupt comes from the section after the
+   * task returned.
+   *
+   * <h4>What this does not do</h4>
+   * It does not make the task's work safe after a loss: between Redis losing the hold and the
+   * interrupt (the windows above, a pause of this process, a clock that ran fast beyond the drift
+   * allowance), and after it in code that ignores interrupts, the task may act while another owner
+   * holds the lock. Only the resource can refuse such work: pass {@link LockLease#fencingToken()}
+   * with every write and let the resource refuse a token lower than the highest it has seen.
+   *
+   * <h4>Other outcomes</h4>
+   * If the lease held to the end, the call returns what the task returned, or throws the task's
+   * exception unchanged (checked ones too). If the release then fails (Redis did not answer in
+   * time), that {@link RelockException} is suppressed in the task's exception, or thrown if the
+   * task returned; the release goes on in the background. The {@code lease} given to the task
+   * belongs to the section: closing it throws {@link IllegalStateException}, and so does asking for
+   * its fencing token or adding an {@code onLost} listener after the section ended. Memory effects
+   * are those of {@link #acquire(Duration)} and {@link LockLease#close()}.
+   *
+   * @param <T> what the task returns
+   * @param wait how long to wait for the lock; zero means one attempt without waiting
+   * @param task the work, given the lease (for its fencing token)
+   * @return what the task returned
+   * @throws LockLostException if the lease was lost before the section released it
+   * @throws LockTimeoutException if the lock stayed held for the whole wait (the task did not run)
+   * @throws NullPointerException if {@code task} or {@code wait} is null (nothing is acquired)
+   * @throws IllegalArgumentException if {@code wait} is negative
+   * @throws RelockException if Redis failed while acquiring, or the thread was interrupted while
+   *     waiting (interrupt flag set)
+   * @throws Exception whatever the task threw, unless the lease was lost
+   */
+  default <T> T callLocked(Duration wait, LeaseTask<T> task) throws Exception {
+    Checks.waitTime(wait);
+    GuardedSection.task(task);
+    return GuardedSection.call(acquire(wait), task);
+  }
+
+  /**
+   * A guarded section for a task that does not need its lease; see {@link #callLocked(Duration,
+   * LeaseTask)}, whose contract this follows in full.
+   *
+   * @param <T> what the task returns
+   * @param wait how long to wait for the lock; zero means one attempt without waiting
+   * @param task the work
+   * @return what the task returned
+   * @throws LockLostException if the lease was lost before the section released it
+   * @throws LockTimeoutException if the lock stayed held for the whole wait (the task did not run)
+   * @throws NullPointerException if {@code task} or {@code wait} is null (nothing is acquired)
+   * @throws IllegalArgumentException if {@code wait} is negative
+   * @throws Exception whatever the task threw, unless the lease was lost
+   */
+  default <T> T callLocked(Duration wait, Callable<T> task) throws Exception {
+    GuardedSection.task(task);
+    return callLocked(wait, lease -> task.call());
+  }
+
+  /**
+   * A guarded section for a task that returns nothing; see {@link #callLocked(Duration,
+   * LeaseTask)}, whose contract this follows in full.
+   *
+   * @param wait how long to wait for the lock; zero means one attempt without waiting
+   * @param task the work
+   * @throws LockLostException if the lease was lost before the section released it
+   * @throws LockTimeoutException if the lock stayed held for the whole wait (the task did not run)
+   * @throws NullPointerException if {@code task} or {@code wait} is null (nothing is acquired)
+   * @throws IllegalArgumentException if {@code wait} is negative
+   */
+  default void runLocked(Duration wait, Runnable task) {
+    Checks.waitTime(wait);
+    GuardedSection.task(task);
+    GuardedSection.run(acquire(wait), task);
+  }
+
+  /**
+   * A guarded section for a task that returns a future, without blocking the caller. It acquires
+   * as {@link #acquireAsync(Duration)} does; once the lock is granted it calls {@code task} with the
+   * lease, on the relock thread that completes the acquisition (so the task must only start its
+   * work and return its stage, as a non-async {@link CompletableFuture} callback must not block),
+   * and holds the lease until the returned stage completes, then releases it.
+   *
+   * <p>If the lease is lost first (when relock learns of it, as for {@link #callLocked(Duration,
+   * LeaseTask)}), the task's stage is cancelled ({@code toCompletableFuture().cancel(true)}, which
+   * completes it at once but interrupts nothing: work behind it runs on unless it watches for the
+   * cancellation), and the returned future completes exceptionally with {@link LockLostException},
+   * the stage's {@link java.util.concurrent.CancellationException} or other failure suppressed in
+   * it. A stage that does not support {@code toCompletableFuture()} cannot be cancelled: the
+   * section waits for it to complete, then reports the loss. Fencing tokens remain the only
+   * protection of the resource.
+   *
+   * <p>Otherwise the returned future completes as the task's stage did, once the lease is released
+   * (a release that fails is suppressed in the stage's failure, or fails the future). Cancelling
+   * the returned future while it waits withdraws the acquisition (nothing is left held); once the
+   * task runs, it cancels the task's stage, and the lease is released when that stage completes.
+   * A task that throws, or returns null, fails the returned future and the lease is released.
+   *
+   * @param <T> the result of the task's stage
+   * @param wait how long to wait for the lock; zero means one attempt without waiting
+   * @param task starts the work under the lease and returns its stage
+   * @return a future of the stage's result, completed once the lease is released
+   * @throws NullPointerException if {@code task} or {@code wait} is null (thrown, not in the future)
+   * @throws IllegalArgumentException if {@code wait} is negative (thrown, not in the future)
+   */
+  default <T> CompletableFuture<T> callLockedAsync(Duration wait,
+      Function<? super LockLease, ? extends CompletionStage<T>> task) {
+    Checks.waitTime(wait);
+    GuardedSection.task(task);
+    return GuardedSection.callAsync(acquireAsync(wait), task);
+  }
 
   /**
    * Acquires the lock for the calling thread, waiting as long as it takes (through Redis outages

@@ -561,6 +561,11 @@ public final class RedisMultiLock implements DistributedLock {
       this.leases = List.copyOf(leases);
     }
 
+    /** Each lock's lease, in the order they were taken. */
+    List<LockLease> leases() {
+      return leases;
+    }
+
     @Override
     public String lockName() {
       return name;

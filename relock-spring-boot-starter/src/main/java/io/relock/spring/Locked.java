@@ -59,7 +59,13 @@ import org.springframework.core.annotation.AliasFor;
  *
  * <h2>A lease lost while the method runs</h2>
  * {@link #onLost()} decides how it is reported; every {@link LostLeaseHandler} bean hears it in
- * any case.
+ * any case. With {@link #interruptOnLost()} the method is also stopped: its thread interrupted, or
+ * its future cancelled.
+ *
+ * <h2>Kotlin suspend functions</h2>
+ * Not supported: a {@code suspend} function returns to the proxy at its first suspension, long
+ * before it ends, so the lock would be released while it still runs. Startup fails on one; use
+ * relock-kotlin's {@code withLease} inside the function instead.
  *
  * <h2>Scheduled jobs</h2>
  * Together with {@code @Scheduled}, the job runs on one instance at a time: the others skip the
@@ -137,6 +143,21 @@ public @interface Locked {
    *     unless set
    */
   OnLost onLost() default OnLost.DEFAULT;
+
+  /**
+   * Whether a lease lost while the method runs stops it. For a method returning a value or {@code
+   * void}: the thread running it is interrupted as soon as relock learns of the loss (as {@link
+   * io.relock.DistributedLock#callLocked(java.time.Duration, io.relock.LeaseTask)} does: a forced
+   * unlock within milliseconds, renewals that did not get through at the lease's local deadline),
+   * unless it is interrupted already; an interrupt the starter made and the method left pending
+   * is cleared before the call returns or throws. For a method returning a future: its future is
+   * cancelled ({@code cancel(true)}). The loss is then reported as {@link #onLost()} says. Code
+   * that ignores interrupts runs on; fencing tokens remain the only protection of the resource.
+   * Not for methods returning a {@code Mono} or {@code Flux} (startup fails).
+   *
+   * @return true to stop the method on a loss; false (the default) to let it run to its end
+   */
+  boolean interruptOnLost() default false;
 
   /** What a {@link Locked} method does when its wait runs out. */
   enum OnTimeout {

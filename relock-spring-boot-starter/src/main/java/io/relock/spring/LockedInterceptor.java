@@ -6,6 +6,7 @@ import io.relock.LockLostException;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.internal.GuardedSection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -75,6 +76,7 @@ final class LockedInterceptor implements MethodInterceptor {
     m.injectLease(invocation.getArguments(), lease);
     Object result = null;
     Throwable failure = null;
+    GuardedSection.Interrupter guard = m.interruptOnLost() ? GuardedSection.Interrupter.forCurrentThread(lease) : null;
     CurrentLease.bind(lease);
     try {
       result = invocation.proceed();
@@ -82,6 +84,9 @@ final class LockedInterceptor implements MethodInterceptor {
       failure = t;
     } finally {
       CurrentLease.unbind();
+      if (guard != null) {
+        guard.taskEnded(); // no interrupt from the guard after this, and its own is cleared
+      }
     }
     LockLostException lost = release(lease, m, acquiredNanos);
     if (failure != null) {
@@ -142,6 +147,9 @@ final class LockedInterceptor implements MethodInterceptor {
           cancel(stage);
         }
       });
+      if (m.interruptOnLost()) {
+        lease.onLost(() -> cancel(stage));
+      }
       stage.whenCompleteAsync((value, t) -> finish(lease, m, acquiredNanos, value, t == null ? null : unwrap(t),
           result), executor());
     }, executor());

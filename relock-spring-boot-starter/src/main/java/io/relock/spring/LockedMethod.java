@@ -64,6 +64,7 @@ final class LockedMethod {
   private final Duration holdAtLeast;
   private final boolean skipOnTimeout;
   private final Locked.OnLost onLost;
+  private final boolean interruptOnLost;
   private final Kind kind;
   private final int leaseParameter;
   private final boolean resultIsOptional;
@@ -93,6 +94,7 @@ final class LockedMethod {
     this.description = describe(method);
     this.beanResolver = context.beanResolver();
     checkVisible(method);
+    checkNotSuspending(method);
     this.kind = kindOf(method);
     this.leaseParameter = leaseParameter(method);
 
@@ -137,6 +139,11 @@ final class LockedMethod {
 
     Locked.OnLost chosen = locked.onLost() == Locked.OnLost.DEFAULT ? context.defaultOnLost() : locked.onLost();
     this.onLost = chosen == Locked.OnLost.DEFAULT ? Locked.OnLost.LOG : chosen;
+    this.interruptOnLost = locked.interruptOnLost();
+    if (interruptOnLost && (kind == Kind.MONO || kind == Kind.FLUX)) {
+      throw fail("interruptOnLost works on methods returning a value, void or a future; a Mono or Flux is not"
+          + " stopped on a loss (its subscription runs on until it ends): leave interruptOnLost out");
+    }
     if (onLost == Locked.OnLost.CALLBACK && !context.hasLostLeaseHandlers()) {
       throw fail("onLost CALLBACK reports lost leases only to LostLeaseHandler beans, and there is none;"
           + " declare one, or choose LOG or THROW");
@@ -168,6 +175,20 @@ final class LockedMethod {
       throw new IllegalStateException("@Locked on " + describe(method) + " cannot take effect: " + why
           + ", and Spring's proxy only sees calls to public, protected or package-private methods it can"
           + " override. Make it overridable, or the lock would silently not be taken");
+    }
+  }
+
+  /**
+   * A Kotlin {@code suspend} function compiles to a method whose last parameter is the
+   * continuation; it returns to the proxy at its first suspension, while it still runs.
+   */
+  private static void checkNotSuspending(Method method) {
+    Class<?>[] types = method.getParameterTypes();
+    if (types.length > 0 && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+      throw new IllegalStateException("@Locked on " + describe(method) + " cannot take effect: it is a Kotlin suspend"
+          + " function, which returns to Spring's proxy at its first suspension, long before it ends, so the lock"
+          + " would be released while it still runs. Take the lock inside it with relock-kotlin's"
+          + " lock.withLease(wait) { ... } instead");
     }
   }
 
@@ -371,6 +392,11 @@ final class LockedMethod {
 
   Locked.OnLost onLost() {
     return onLost;
+  }
+
+  /** Whether a loss stops the method: its thread interrupted, or its future cancelled. */
+  boolean interruptOnLost() {
+    return interruptOnLost;
   }
 
   Kind kind() {

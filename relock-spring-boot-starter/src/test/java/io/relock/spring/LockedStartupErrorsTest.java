@@ -122,6 +122,21 @@ class LockedStartupErrorsTest {
     }
   }
 
+  static class InterruptOnLostMono {
+    @Locked(value = "'x'", interruptOnLost = true)
+    public reactor.core.publisher.Mono<String> publisher() {
+      return reactor.core.publisher.Mono.just("x");
+    }
+  }
+
+  /** A Kotlin {@code suspend fun charge(id: String): String} as it compiles: a continuation last, Object returned. */
+  static class SuspendFunction {
+    @Locked("'x'")
+    public Object charge(String id, kotlin.coroutines.Continuation<? super String> continuation) {
+      return "charged";
+    }
+  }
+
   static Stream<Arguments> mistakes() {
     return Stream.of(
         Arguments.of(PrivateMethod.class, "PrivateMethod.hidden()", "it is private"),
@@ -144,7 +159,11 @@ class LockedStartupErrorsTest {
         Arguments.of(ReturnsPlainFuture.class, "ReturnsPlainFuture.unwaitable()",
             "returns java.util.concurrent.Future, which @Locked cannot wait for"),
         Arguments.of(ScheduledReturningInt.class, "ScheduledReturningInt.job()",
-            "SKIP is the default on @Scheduled methods"));
+            "SKIP is the default on @Scheduled methods"),
+        Arguments.of(InterruptOnLostMono.class, "InterruptOnLostMono.publisher()",
+            "interruptOnLost works on methods returning a value, void or a future"),
+        Arguments.of(SuspendFunction.class, "SuspendFunction.charge(String, Continuation)",
+            "it is a Kotlin suspend function"));
   }
 
   @ParameterizedTest(name = "{0}")

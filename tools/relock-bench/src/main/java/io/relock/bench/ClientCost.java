@@ -30,7 +30,9 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>one thread taking and releasing one lock three ways, their windows taking turns: with no
  *       observer, with {@link RelockObservations} on a no-op registry (what an application without
  *       tracing pays), and on a registry with one handler that does nothing (the Observations'
- *       own cost, before any tracer's).
+ *       own cost, before any tracer's);
+ *   <li>{@link GuardedSections}: a guarded section beside a plain lease, and how soon a forced unlock
+ *       stops a guarded task.
  * </ul>
  * Each figure is the median of its windows after one window of warm-up, with the range of the
  * windows beside it.
@@ -58,7 +60,7 @@ final class ClientCost {
   /** The threads' run: operations per second, and time and CPU per operation. */
   private record Parallel(Spread opsPerSecond, PerOp perOp) {}
 
-  void run(String uri, PrintStream log) throws InterruptedException {
+  void run(String uri, PrintStream log) throws Exception {
     Table table = new Table("client cost per operation, nothing contended (median of " + windows
         + " windows after one of warm-up; range in brackets)", List.of("driver", "what", "us per op", "client CPU us per op",
         "ops per second"));
@@ -80,6 +82,8 @@ final class ClientCost {
         PerOp single = perOp(() -> relock.lock(FIRST).acquire(Duration.ZERO).close());
         Parallel threads = threads(relock);
         List<PerOp> observed = observedTurns(relock);
+        GuardedSections guardedSections = new GuardedSections(windows, opsPerWindow, opsPerWindow < 20_000);
+        GuardedSections.Cost[] guarded = guardedSections.costTurns(relock);
         add(table, driver, "multi-lock of 2, one call", joint, null);
         add(table, driver, "the same 2 locks one by one", oneByOne, null);
         add(table, driver, "1 lock, 1 thread", single, null);
@@ -87,6 +91,12 @@ final class ClientCost {
         add(table, driver, "1 lock, 1 thread: not observed (turns)", observed.get(0), null);
         add(table, driver, "1 lock, 1 thread: observations, no-op registry (turns)", observed.get(1), null);
         add(table, driver, "1 lock, 1 thread: observations, 1 idle handler (turns)", observed.get(2), null);
+        add(table, driver, "1 lock, 1 thread: plain lease (turns)", new PerOp(guarded[0].wallMicros(), guarded[0].cpuMicros()), null);
+        add(table, driver, "1 lock, 1 thread: guarded section, runLocked (turns)",
+            new PerOp(guarded[1].wallMicros(), guarded[1].cpuMicros()), null);
+        try (Relock operator = Relock.builder().driver(connect(driver, uri)).build()) {
+          summary.add(guardedSections.lossDelays(relock, operator, driver, log));
+        }
         summary.add(String.format(Locale.ROOT, "%s_multi_vs_one_by_one=%.2f %s_threads_ops_s=%.0f %s_threads_cpu_us=%.0f",
             driver, oneByOne.wallMicros().median() / joint.wallMicros().median(), driver,
             threads.opsPerSecond().median(), driver, threads.perOp().cpuMicros().median())
