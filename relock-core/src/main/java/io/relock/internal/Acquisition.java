@@ -63,6 +63,10 @@ final class Acquisition {
   enum Phase { LOCAL, ACTIVE, HELD, WITHDRAWING, SETTLED }
 
   final LockEngine engine;
+  /** Turns a grant into a hold, and knows how long a grant lasts (the claim arithmetic). */
+  private final LeaseKeeper keeper;
+  /** Builds this acquisition's calls of the acquire script. */
+  private final LockCalls calls;
   final LockState state;
   final String owner;
   final long threadId;
@@ -134,13 +138,13 @@ final class Acquisition {
   /**
    * The latest Redis may hold the lock for this owner by a call whose outcome is unknown (its
    * reply was lost): such a call may have taken or renewed it for a whole lease, even where the
-   * hold that follows counts only a claim time. Handed to the hold (see LockEngine#acquired).
+   * hold that follows counts only a claim time. Handed to the hold (see LeaseKeeper#acquired).
    */
   private long extendedTo;
   /**
    * A notice of a forced unlock named this owner before it held the lock here: the lock may have
    * been granted to it in Redis, and freed, while the reply or the pass that tells it was on its
-   * way. The hold, once it has one, is checked at once (see LockEngine#checkHold).
+   * way. The hold, once it has one, is checked at once (see LeaseKeeper#checkHold).
    */
   private boolean toldOfForcedUnlock;
 
@@ -149,6 +153,8 @@ final class Acquisition {
     this.joint = joint;
     this.watched = watched;
     this.engine = engine;
+    this.keeper = engine.keeper;
+    this.calls = engine.calls;
     this.state = state;
     this.owner = owner;
     this.threadId = threadId;
@@ -159,7 +165,7 @@ final class Acquisition {
     this.startNanos = System.nanoTime();
     this.extendedTo = startNanos;
     this.deadlineNanos = wait == null ? 0 : startNanos + saturatedNanos(wait);
-    this.timer = new Retry(engine, state);
+    this.timer = new Retry(engine.timer, state);
   }
 
   /** {@code d} in nanoseconds; one too long to count so, a quarter of the longest (a wait without limit). */
@@ -271,7 +277,7 @@ final class Acquisition {
 
   /** What a release names this follower with: " <entry ttl ms> <lease ms> <claim ms> <channel>" (see release.lua). */
   String followerArgument() {
-    return " " + entryLifetimeMillis() + " " + leaseMillis + " " + engine.claimMillis() + " " + engine.grantChannel();
+    return " " + entryLifetimeMillis() + " " + leaseMillis + " " + keeper.claimMillis() + " " + calls.grantChannel();
   }
 
   /** The release that named this follower handed it the lock, with {@code token}. */
@@ -382,7 +388,7 @@ final class Acquisition {
     String runAs = reentering != null ? reentering.owner : owner;
     if (reentering != null) {
       // A re-entry extends the hold in Redis to its lease from when it runs, whatever its reply.
-      reentering.mayBeExtendedTo(engine.extendedByCallTo(sent, leaseMillis));
+      reentering.mayBeExtendedTo(keeper.extendedByCallTo(sent, leaseMillis));
     }
     if (trace.isTraceEnabled()) {
       trace.trace("{} send {} phase {}", runAs, mode, phase);
@@ -392,7 +398,7 @@ final class Acquisition {
       jointDone = true;
       call = joint.join(this);
     } else {
-      call = engine.runAcquire(this, runAs, mode, entryLifetimeMillis());
+      call = calls.runAcquire(this, runAs, mode, entryLifetimeMillis());
     }
     call.whenComplete((reply, error) -> state.post(() -> onReply(mode, sent, reply, error)));
   }
@@ -437,7 +443,7 @@ final class Acquisition {
         // the grant's serial where it is not its token (a read lock's, see readwrite.lua).
         issued = code == 0 || code == -3 ? fourth : 0;
         serial = (code == 1 || code == 3) && fourth > 0 ? fourth : token;
-        acks = reply.size() > LockEngine.ACKS_INDEX ? (Long) reply.get(LockEngine.ACKS_INDEX) : -1;
+        acks = reply.size() > LockCalls.ACKS_INDEX ? (Long) reply.get(LockCalls.ACKS_INDEX) : -1;
       } catch (RuntimeException badShape) {
         error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
             + state.keys.name() + "'", badShape);
@@ -472,7 +478,7 @@ final class Acquisition {
         if (reentering == null && issued != 0 && held.serial <= issued) {
           held.lost("the lock handed over to it had expired before the client learned of the grant");
           if (code == 0) {
-            engine.withdrawOrphan(state.kind, state.keys, owner);
+            calls.withdrawOrphan(state.kind, state.keys, owner);
           }
         }
       }
@@ -483,7 +489,7 @@ final class Acquisition {
   }
 
   private void answered(String mode, long sent, int code, long token, long serial, long n, long acks) {
-    if ((code == 1 || code == 3) && engine.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
+    if ((code == 1 || code == 3) && calls.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
       // Held in Redis, but a failover could still erase it: it does not count. fail() releases it.
       fail(new RelockException("lock '" + state.keys.name() + "' was acquired, but only " + Math.max(0, acks)
           + " of " + engine.settings().replicaAcks() + " replicas acknowledged it within "
@@ -528,9 +534,9 @@ final class Acquisition {
    * its wait over, it gives up instead, and its withdrawal releases the grant.
    */
   private boolean arrivedTooLate(long validFromNanos, boolean handedOff, long token, long serial) {
-    long ends = engine.grantEndsNanos(leaseMillis, validFromNanos, handedOff);
-    // A handed-over grant must also leave its confirmation (see LockEngine#acquired) time to run.
-    if (ends - System.nanoTime() > (handedOff ? engine.claimMarginNanos(leaseMillis) : 0)) {
+    long ends = keeper.grantEndsNanos(leaseMillis, validFromNanos, handedOff);
+    // A handed-over grant must also leave its confirmation (see LeaseKeeper#acquired) time to run.
+    if (ends - System.nanoTime() > (handedOff ? keeper.claimMarginNanos(leaseMillis) : 0)) {
       return false;
     }
     if (timed() && System.nanoTime() - deadlineNanos >= 0) {
@@ -553,7 +559,7 @@ final class Acquisition {
   private void confirm(long token, long serial) {
     inFlight = true;
     long sent = System.nanoTime();
-    engine.renewHold(state, owner, leaseMillis)
+    keeper.renewHold(state, owner, leaseMillis)
         .whenComplete((held, error) -> state.post(() -> onConfirmed(sent, token, serial, held, error)));
   }
 
@@ -586,7 +592,7 @@ final class Acquisition {
 
   /** A call sent at {@code sent} may have taken or renewed the lock for a whole lease: see {@link #extendedTo}. */
   private void extendedByUnknown(long sent) {
-    long until = engine.extendedByCallTo(sent, leaseMillis);
+    long until = keeper.extendedByCallTo(sent, leaseMillis);
     if (until - extendedTo > 0) {
       extendedTo = until;
     }
@@ -680,7 +686,7 @@ final class Acquisition {
       trace.trace("{} holds token {} valid from {} us ago, handed off {}", owner, token,
           (System.nanoTime() - validFromNanos) / 1000, handedOff);
     }
-    held = engine.acquired(this, token, serial, validFromNanos, handedOff);
+    held = keeper.acquired(this, token, serial, validFromNanos, handedOff);
     engine.holds.incrementAndGet();
     reportAcquired();
     held.handedOver = handedOver;
@@ -690,7 +696,7 @@ final class Acquisition {
     state.held(this, held);
     state.leaveQueue(this);
     if (toldOfForcedUnlock) {
-      engine.checkHold(held); // the notice came before the hold: read who holds the lock now
+      keeper.checkHold(held); // the notice came before the hold: read who holds the lock now
     }
     result.complete(held);
   }
@@ -729,12 +735,12 @@ final class Acquisition {
       return; // a late notification of a grant that Redis has since ended
     }
     handedOver = true;
-    if (engine.waitsForReplicas() || waitSentAgain) {
+    if (calls.waitsForReplicas() || waitSentAgain) {
       askAfterGrant();
       return;
     }
     if (phase == Phase.ACTIVE
-        && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= engine.claimMarginNanos(leaseMillis)) {
+        && keeper.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= keeper.claimMarginNanos(leaseMillis)) {
       // Known too late to count from grantNoEarlierThan: confirm it first (see arrivedTooLate). A
       // call in flight answers for it instead.
       if (!inFlight) {
@@ -759,12 +765,12 @@ final class Acquisition {
       return; // the release's reply came after one of this owner's own, which found it ended
     }
     handedOver = true;
-    if (phase == Phase.ACTIVE && (engine.waitsForReplicas() || waitSentAgain)) {
+    if (phase == Phase.ACTIVE && (calls.waitsForReplicas() || waitSentAgain)) {
       askAfterGrant();
     } else if (phase == Phase.ACTIVE) {
       succeed(token, token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
     } else if (phase == Phase.SETTLED) {
-      engine.withdrawOrphan(state.kind, state.keys, owner);
+      calls.withdrawOrphan(state.kind, state.keys, owner);
     }
   }
 

@@ -53,7 +53,7 @@ public final class LockInspector {
       return inspectRedlock(redlock, keys);
     }
     String lock = keys.lock();
-    List<Object> reply = LockEngine.await(scripts.run(Scripts.LOCK_INFO,
+    List<Object> reply = Waiting.await(scripts.run(Scripts.LOCK_INFO,
         List.of(lock, lock + ":fence", lock + ":q", lock + ":qi"), List.of("queue"), name));
     return view(name, reply, 0);
   }
@@ -70,7 +70,7 @@ public final class LockInspector {
       Map<String, String> cursors = new java.util.concurrent.ConcurrentHashMap<>();
       boolean more = true;
       while (more) {
-        Map<String, List<Object>> pages = LockEngine.await(scripts.runOnEveryPrimary(Scripts.LIST_LOCKS,
+        Map<String, List<Object>> pages = Waiting.await(scripts.runOnEveryPrimary(Scripts.LIST_LOCKS,
             server -> {
               String cursor = cursors.computeIfAbsent(server, s -> "0");
               return cursor.equals(DONE) ? null : List.of(cursor, match, Integer.toString(PAGE), "queue", "");
@@ -197,7 +197,7 @@ public final class LockInspector {
       try {
         listed.add(scans.get(i).join());
       } catch (RuntimeException e) {
-        failed.add(redlock.nodes().get(i).name() + ": " + LockEngine.unchecked(e).getMessage());
+        failed.add(redlock.nodes().get(i).name() + ": " + Waiting.unchecked(e).getMessage());
       }
     }
     if (listed.size() < redlock.majority()) {
@@ -240,7 +240,7 @@ public final class LockInspector {
     if (answered < redlock.majority()) {
       throw new RelockException("only " + answered + " of " + views.size() + " Redlock masters answered for lock '"
           + name + "': " + String.join("; ", views.stream().filter(v -> v.error() != null)
-              .map(v -> v.node() + ": " + LockEngine.unchecked(v.error()).getMessage()).toList()));
+              .map(v -> v.node() + ": " + Waiting.unchecked(v.error()).getMessage()).toList()));
     }
   }
 

@@ -87,7 +87,7 @@ public final class RedisMultiLock implements DistributedLock {
   private MultiLease take(Duration wait, Duration lease) {
     long deadline = System.nanoTime() + saturated(wait);
     if (jointly) {
-      Joint joint = LockEngine.await(takeJointly(-1, lease));
+      Joint joint = Waiting.await(takeJointly(-1, lease));
       if (joint.tookAll()) {
         return new MultiLease(name, joint.held());
       }
@@ -210,7 +210,7 @@ public final class RedisMultiLock implements DistributedLock {
     }
     takeJointly(-1, null).whenComplete((joint, error) -> {
       if (error != null) {
-        result.completeExceptionally(LockEngine.unchecked(error));
+        result.completeExceptionally(Waiting.unchecked(error));
       } else if (joint.tookAll()) {
         if (!result.complete(new MultiLease(name, joint.held()))) {
           releaseLater(joint.held()); // cancelled meanwhile
@@ -256,7 +256,7 @@ public final class RedisMultiLock implements DistributedLock {
         try {
           held.add(p.result().join());
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-          RuntimeException cause = LockEngine.unchecked(e);
+          RuntimeException cause = Waiting.unchecked(e);
           if (cause instanceof LockTimeoutException) {
             busy = true;
           } else if (error == null) {
@@ -280,7 +280,7 @@ public final class RedisMultiLock implements DistributedLock {
       return false;
     }
     long thread = RedisLock.threadId();
-    Joint joint = LockEngine.await(takeJointly(thread, null));
+    Joint joint = Waiting.await(takeJointly(thread, null));
     if (joint.tookAll()) {
       return true;
     }
@@ -324,7 +324,7 @@ public final class RedisMultiLock implements DistributedLock {
     step.whenComplete((lease, error) -> {
       if (error != null) {
         releaseLater(taken);
-        Throwable cause = LockEngine.unchecked(error);
+        Throwable cause = Waiting.unchecked(error);
         if (cause instanceof LockTimeoutException) {
           cause = new LockTimeoutException(name, wait).initCause(cause);
         }
@@ -672,8 +672,8 @@ public final class RedisMultiLock implements DistributedLock {
       for (int i = leases.size() - 1; i >= 0; i--) {
         LockLease lease = leases.get(i);
         if (lease instanceof HeldLease held) {
-          CompletableFuture<Release.Outcome> done = held.engine.startClose(held);
-          finishing.add(() -> held.engine.finishRelease(done, held.lockName()));
+          CompletableFuture<Release.Outcome> done = held.keeper.changes().startClose(held);
+          finishing.add(() -> held.keeper.changes().finishRelease(done, held.lockName()));
         } else {
           finishing.add(lease::close);
         }
