@@ -200,7 +200,7 @@ final class Acquisition {
   /** A zero wait: one attempt that never queues. */
   void startAttempt() {
     phase = Phase.ACTIVE;
-    send("try");
+    send(AcquireMode.TRY);
   }
 
   /** The thread already holds {@code h}: raise its count. */
@@ -212,7 +212,7 @@ final class Acquisition {
       fail(new LockLostException(h.lockName(), h.lostReason()));
       return;
     }
-    send("reenter");
+    send(AcquireMode.REENTER);
   }
 
   /** Queued behind other waiters of this client: nothing to do until it is first, or its time is up. */
@@ -233,7 +233,7 @@ final class Acquisition {
       return;
     }
     phase = Phase.ACTIVE;
-    send("wait");
+    send(AcquireMode.WAIT);
   }
 
   // ---- a follower: first of the client's waiters while the client holds the lock -----------
@@ -353,7 +353,7 @@ final class Acquisition {
           return; // a recheck it sent for a grant: its reply says what Redis holds
         }
         if (Boolean.TRUE.equals(queued)) {
-          busy("wait", grantNoEarlierThan, -1); // waits in Redis, as if its own 'wait' had queued it
+          busy(AcquireMode.WAIT, grantNoEarlierThan, -1); // waits in Redis, as if its own 'wait' had queued it
           if (nudged) {
             timer.now(); // the re-check a reconnect asks for, deferred while promised
           }
@@ -364,7 +364,7 @@ final class Acquisition {
           fail(timeout());
           return;
         }
-        send("wait"); // what Redis holds for it, if the call may have run; else it queues now
+        send(AcquireMode.WAIT); // what Redis holds for it, if the call may have run; else it queues now
       }
       default -> {
         // HELD (granted from the queue) or SETTLED: nothing left to do.
@@ -374,11 +374,11 @@ final class Acquisition {
 
   // ---- talking to Redis ---------------------------------------------------------------------
 
-  private void send(String mode) {
+  private void send(AcquireMode mode) {
     inFlight = true;
     askedWhilePromised |= promised;
-    waitSentAgain = "wait".equals(mode) && inRedis;
-    if (!"reenter".equals(mode)) {
+    waitSentAgain = mode == AcquireMode.WAIT && inRedis;
+    if (mode != AcquireMode.REENTER) {
       inRedis = true;
     }
     long sent = System.nanoTime();
@@ -394,7 +394,7 @@ final class Acquisition {
       trace.trace("{} send {} phase {}", runAs, mode, phase);
     }
     CompletableFuture<List<Object>> call;
-    if (joint != null && !jointDone && "try".equals(mode)) {
+    if (joint != null && !jointDone && mode == AcquireMode.TRY) {
       jointDone = true;
       call = joint.join(this);
     } else {
@@ -421,7 +421,7 @@ final class Acquisition {
     return Math.max(1, life);
   }
 
-  private void onReply(String mode, long sent, List<Object> reply, Throwable error) {
+  private void onReply(AcquireMode mode, long sent, List<Object> reply, Throwable error) {
     inFlight = false;
     waitSentAgain = false;
     while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
@@ -453,13 +453,13 @@ final class Acquisition {
       trace.trace("{} reply {} to {} phase {} sent {} us ago: {}", owner, error == null ? reply : error, mode, phase,
           (System.nanoTime() - sent) / 1000, error == null ? "" : error.getClass().getSimpleName());
     }
-    if (error != null && reentering == null && !"abandon".equals(mode) && ScriptRunner.mayHaveRun(error)) {
+    if (error != null && reentering == null && mode != AcquireMode.ABANDON && ScriptRunner.mayHaveRun(error)) {
       extendedByUnknown(sent);
     }
     if (error == null) {
       timer.succeeded();
       // What Redis now holds for this owner, as far as this reply tells.
-      inRedis = !("try".equals(mode) && code == 0) && code != -1 && code != -2 && code != -3;
+      inRedis = !(mode == AcquireMode.TRY && code == 0) && code != -1 && code != -2 && code != -3;
       endedGrantsUpTo = Math.max(endedGrantsUpTo, issued);
     }
     switch (phase) {
@@ -488,7 +488,7 @@ final class Acquisition {
     }
   }
 
-  private void answered(String mode, long sent, int code, long token, long serial, long n, long acks) {
+  private void answered(AcquireMode mode, long sent, int code, long token, long serial, long n, long acks) {
     if ((code == 1 || code == 3) && calls.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
       // Held in Redis, but a failover could still erase it: it does not count. fail() releases it.
       fail(new RelockException("lock '" + state.keys.name() + "' was acquired, but only " + Math.max(0, acks)
@@ -515,7 +515,7 @@ final class Acquisition {
         reentering.lost("re-entry found the lock expired or held by another owner");
         fail(new LockLostException(reentering.lockName(), reentering.lostReason()));
       }
-      case -3 -> send("wait"); // the entry expired while this client was stalled
+      case -3 -> send(AcquireMode.WAIT); // the entry expired while this client was stalled
       default -> fail(new RelockException("unexpected reply code " + code + " from acquire.lua for lock '"
           + state.keys.name() + "'"));
     }
@@ -571,7 +571,7 @@ final class Acquisition {
     switch (phase) {
       case ACTIVE -> {
         if (error != null) {
-          attemptFailed("recheck", error); // sends 'wait' again, which answers what Redis holds now
+          attemptFailed(AcquireMode.RECHECK, error); // sends 'wait' again, which answers what Redis holds now
         } else if (held) {
           timer.succeeded();
           if (!arrivedTooLate(sent, false, token, serial)) {
@@ -611,8 +611,8 @@ final class Acquisition {
     toldOfForcedUnlock = true;
   }
 
-  private void busy(String mode, long sent, long pttlMillis) {
-    if ("try".equals(mode)) {
+  private void busy(AcquireMode mode, long sent, long pttlMillis) {
+    if (mode == AcquireMode.TRY) {
       fail(timeout());
       return;
     }
@@ -646,11 +646,11 @@ final class Acquisition {
     if (phase != Phase.ACTIVE || inFlight) {
       return;
     }
-    send(timed() && System.nanoTime() - deadlineNanos >= 0 ? "giveup" : "recheck");
+    send(timed() && System.nanoTime() - deadlineNanos >= 0 ? AcquireMode.GIVEUP : AcquireMode.RECHECK);
   }
 
   /** Redis could not be asked: try again while the wait lasts, else give up. */
-  private void attemptFailed(String mode, Throwable error) {
+  private void attemptFailed(AcquireMode mode, Throwable error) {
     long now = System.nanoTime();
     // A zero (or tiny) wait still gets one command timeout's worth of attempts; no wait limit, no end.
     long until = timed() ? Math.max(deadlineNanos, startNanos + engine.settings().commandTimeout().toNanos())
@@ -659,8 +659,8 @@ final class Acquisition {
       fail(error instanceof RelockException r ? r : new RelockException(String.valueOf(error), error));
       return;
     }
-    String again = switch (mode) {
-      case "recheck" -> "wait";
+    AcquireMode again = switch (mode) {
+      case RECHECK -> AcquireMode.WAIT;
       default -> mode;
     };
     long delay = timer.nextBackoffNanos();
@@ -840,7 +840,7 @@ final class Acquisition {
       timer.after(timer.nextBackoffNanos(), () -> cleanUp(null));
       return;
     }
-    send("abandon");
+    send(AcquireMode.ABANDON);
   }
 
   private void settle() {

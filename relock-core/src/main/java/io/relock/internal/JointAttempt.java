@@ -62,7 +62,7 @@ final class JointAttempt {
   private void send() {
     if (declined > 0) {
       for (int i = 0; i < joined.size(); i++) {
-        relay(calls.runAcquire(joined.get(i), joined.get(i).owner, "try", 1), replies.get(i));
+        relay(calls.runAcquire(joined.get(i), joined.get(i).owner, AcquireMode.TRY, 1), replies.get(i));
       }
       return;
     }

@@ -61,9 +61,9 @@ final class LockCalls {
    * queued behind other calls' WAITs, and a withdrawal sent on another connection could overtake
    * it and leave the lock it then takes held for nobody.
    */
-  CompletableFuture<List<Object>> runAcquire(Acquisition a, String owner, String mode, long entryMillis) {
-    boolean reentry = "reenter".equals(mode);
-    boolean acked = settings.replicaAcks() > 0 && !reentry && !"abandon".equals(mode);
+  CompletableFuture<List<Object>> runAcquire(Acquisition a, String owner, AcquireMode mode, long entryMillis) {
+    boolean reentry = mode == AcquireMode.REENTER;
+    boolean acked = settings.replicaAcks() > 0 && !reentry && mode != AcquireMode.ABANDON;
     LockKind kind = a.state.kind;
     List<String> args = kind.acquireArgs(owner, a.leaseMillis, mode, fenceRetention, entryMillis, keeper.claimMillis(),
         acked, grantChannel, a.companion);
@@ -151,7 +151,8 @@ final class LockCalls {
       log.trace("{} withdraw orphan of {}", owner, keys.name());
     }
     // Lease, entry lifetime and claim are not read by 'abandon'.
-    List<String> args = kind.acquireArgs(owner, 1, "abandon", fenceRetention, 1, 1, false, grantChannel, null);
+    List<String> args = kind.acquireArgs(owner, 1, AcquireMode.ABANDON, fenceRetention, 1, 1, false, grantChannel,
+        null);
     scripts.run(kind.acquireScript(), ScriptCalls.keys(keys), args, keys.name())
         .whenComplete((r, e) -> {
           if (e == null) {

@@ -264,12 +264,12 @@ final class RedlockDriver implements RedisDriver {
     ScriptCalls.Acquire call = ScriptCalls.Acquire.of(args);
     String owner = call.owner();
     long lease = call.leaseMillis();
-    String mode = call.mode();
+    AcquireMode mode = call.mode();
     return switch (mode) {
-      case "reenter" -> reenter(keys, owner, Long.toString(lease));
-      case "abandon" -> releaseEverywhere(keys, owner).thenApply(v -> List.<Object>of(-1L, 0L, 0L));
-      case "try", "giveup" -> attempt(keys, owner, lease, "take", call, mode, true);
-      default -> attempt(keys, owner, lease, "wait", call, mode, true); // wait, recheck
+      case REENTER -> reenter(keys, owner, Long.toString(lease));
+      case ABANDON -> releaseEverywhere(keys, owner).thenApply(v -> List.<Object>of(-1L, 0L, 0L));
+      case TRY, GIVEUP -> attempt(keys, owner, lease, "take", call, mode, true);
+      case WAIT, RECHECK -> attempt(keys, owner, lease, "wait", call, mode, true);
     };
   }
 
@@ -299,7 +299,7 @@ final class RedlockDriver implements RedisDriver {
   }
 
   private CompletableFuture<List<Object>> attempt(List<String> keys, String owner, long lease, String nodeMode,
-      ScriptCalls.Acquire call, String mode, boolean mayMark) {
+      ScriptCalls.Acquire call, AcquireMode mode, boolean mayMark) {
     long started = System.nanoTime();
     String leaseArg = Long.toString(lease);
     String attempt = Long.toString(attempts.incrementAndGet());
@@ -317,7 +317,7 @@ final class RedlockDriver implements RedisDriver {
   }
 
   private CompletableFuture<List<Object>> decide(List<String> keys, String owner, String attempt, long lease,
-      String mode, long started, List<Answer> answers) {
+      AcquireMode mode, long started, List<Answer> answers) {
     List<Node> granted = new ArrayList<>();
     long highestFence = 0;
     for (Answer a : answers) {
@@ -352,13 +352,13 @@ final class RedlockDriver implements RedisDriver {
   }
 
   /** The engine's answer for an attempt that did not get a majority (see acquire.lua). */
-  private List<Object> refused(String mode, List<Answer> answers, int granted, List<String> keys) {
+  private List<Object> refused(AcquireMode mode, List<Answer> answers, int granted, List<String> keys) {
     requireMajorityAnswered(answers, keys, granted);
-    if ("giveup".equals(mode)) {
+    if (mode == AcquireMode.GIVEUP) {
       return List.of(-1L, 0L, 0L);
     }
     long pttl = majorityFreeInMillis(answers);
-    return "try".equals(mode) ? List.of(0L, 0L, pttl) : List.of(0L, 0L, pttl, 0L);
+    return mode == AcquireMode.TRY ? List.of(0L, 0L, pttl) : List.of(0L, 0L, pttl, 0L);
   }
 
   /**

@@ -29,10 +29,11 @@ public final class ScriptCalls {
   }
 
   /** {@code acquire.lua}'s arguments, read back. */
-  record Acquire(String owner, long leaseMillis, String mode, long entryMillis, String channel) {
+  record Acquire(String owner, long leaseMillis, AcquireMode mode, long entryMillis, String channel) {
     static Acquire of(List<String> args) {
       String[] queue = args.get(4).split(" ", 4);
-      return new Acquire(args.get(0), Long.parseLong(args.get(1)), args.get(2), Long.parseLong(queue[0]), queue[3]);
+      return new Acquire(args.get(0), Long.parseLong(args.get(1)), AcquireMode.ofWire(args.get(2)),
+          Long.parseLong(queue[0]), queue[3]);
     }
   }
 
