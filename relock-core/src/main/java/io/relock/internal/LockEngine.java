@@ -412,11 +412,11 @@ public final class LockEngine {
 
   /**
    * Whether a multi-lock of {@code names} may take them in one call: they are on one server (any
-   * names, but on a Redis Cluster only names whose keys share a slot), and not on Redlock masters,
-   * where every lock is a quorum of its own.
+   * names, but on a Redis Cluster only names whose keys share a slot), and not on a quorum of
+   * masters (Redlock), where every lock is a quorum of its own (see {@link QuorumDriver}).
    */
   boolean takesJointly(List<String> names) {
-    if (driver instanceof RedlockDriver || names.size() < 2) {
+    if (driver instanceof QuorumDriver || names.size() < 2) {
       return false;
     }
     if (!driver.isClustered()) {
@@ -560,10 +560,11 @@ public final class LockEngine {
 
   /**
    * Refuses, naming the reason, a kind that the topology cannot give: Redlock runs exclusive locks
-   * only (a quorum of independent masters has no shared holder indexes or queues to agree on).
+   * only (a quorum of independent masters has no shared holder indexes or queues to agree on; see
+   * {@link QuorumDriver}).
    */
   void requireSharedKinds(String what) {
-    if (driver instanceof RedlockDriver) {
+    if (driver instanceof QuorumDriver) {
       throw new UnsupportedOperationException(what + " needs one Redis, a Sentinel-managed primary or a Redis"
           + " Cluster: on Redlock masters relock offers exclusive locks and multi-locks only (a semaphore's holders and"
           + " a read-write lock's readers would need a quorum protocol of their own)");

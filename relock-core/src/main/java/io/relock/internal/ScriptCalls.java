@@ -20,7 +20,7 @@ public final class ScriptCalls {
   /**
    * {@code acquire.lua}'s arguments.
    *
-   * @param channel the client's channel, or {@link LockEngine#SHARDED_CHANNEL}
+   * @param channel the client's channel, or {@link LockCalls#SHARDED_CHANNEL}
    */
   public static List<String> acquire(String owner, long leaseMillis, String mode, String retentionMillis,
       long entryMillis, long claimMillis, boolean acked, String channel) {
