@@ -275,11 +275,6 @@ final class Acquisition {
     }
   }
 
-  /** What a release names this follower with: " <entry ttl ms> <lease ms> <claim ms> <channel>" (see release.lua). */
-  String followerArgument() {
-    return " " + entryLifetimeMillis() + " " + leaseMillis + " " + keeper.claimMillis() + " " + calls.grantChannel();
-  }
-
   /** The release that named this follower handed it the lock, with {@code token}. */
   void passedToFollower(long token, long releaseSentNanos) {
     promised = false;
@@ -412,7 +407,7 @@ final class Acquisition {
   }
 
   /** A queue entry lives three recheck intervals unless refreshed, and never past the deadline. */
-  private long entryLifetimeMillis() {
+  long entryLifetimeMillis() {
     long life = 3 * engine.settings().recheckInterval().toMillis();
     if (timed() && !isZeroWait()) {
       long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) + 1;

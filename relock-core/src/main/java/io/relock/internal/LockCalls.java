@@ -27,7 +27,11 @@ final class LockCalls {
   private final ClientTimer timer;
   /** The fence retention in milliseconds, as the scripts take it. */
   private final String fenceRetention;
-  /** What acquire.lua stores as the channel to notify: the client's, or {@link #SHARDED_CHANNEL}. */
+  /**
+   * The channel grant notifications for this client go to, as the scripts name it in a queue
+   * entry (acquire.lua's, or a follower's that release.lua writes): the client's, or {@link
+   * #SHARDED_CHANNEL}.
+   */
   private final String grantChannel;
 
   /**
@@ -42,11 +46,6 @@ final class LockCalls {
     this.timer = timer;
     this.fenceRetention = Long.toString(settings.fenceRetention().toMillis());
     this.grantChannel = sharded ? SHARDED_CHANNEL : clientChannel;
-  }
-
-  /** The channel grant notifications for this client go to, as the scripts name it in a queue entry. */
-  String grantChannel() {
-    return grantChannel;
   }
 
   // ---- acquiring ----------------------------------------------------------------------------
@@ -180,8 +179,13 @@ final class LockCalls {
     LockKind kind = h.state.kind;
     String to = successor == null ? null : follows ? "=" + successor.owner : successor.owner;
     List<String> args = kind.releaseArgs(h.owner, all, careful, fenceRetention, to, ahead,
-        follows ? successor.followerArgument() : null);
+        follows ? followerArgument(successor) : null);
     return scripts.run(kind.releaseScript(), h.state.scriptKeys, args, h.lockName());
+  }
+
+  /** What a release names a follower with: " <entry ttl ms> <lease ms> <claim ms> <channel>" (see release.lua). */
+  private String followerArgument(Acquisition a) {
+    return " " + a.entryLifetimeMillis() + " " + a.leaseMillis + " " + keeper.claimMillis() + " " + grantChannel;
   }
 
   // ---- reading and forcing -------------------------------------------------------------------
