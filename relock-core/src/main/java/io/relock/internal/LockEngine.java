@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * release (watchdog, expiry checks, hand-over confirmation, loss reports, claim arithmetic) and
  * makes {@link LeaseChanges} (a holder's close, extend, closeAfter); {@link LockCalls} builds the
  * lock scripts' calls; {@link Notifications} reads what the client's channels say. None of them
- * calls the engine; the lock states and their acquisitions and releases call it only as their
- * registry (dropping a reference, listening for grants) and for the client's lifecycle.
+ * holds the engine ({@link Notifications} asks it only whether the client is closed); the lock
+ * states and their acquisitions and releases call it only as their registry (dropping a
+ * reference, listening for grants) and for the client's lifecycle, settings and counters.
  */
 public final class LockEngine {
   private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
