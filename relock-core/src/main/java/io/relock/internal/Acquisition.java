@@ -63,6 +63,10 @@ final class Acquisition {
   enum Phase { LOCAL, ACTIVE, HELD, WITHDRAWING, SETTLED }
 
   final LockEngine engine;
+  /** Turns a grant into a hold, and knows how long a grant lasts (the claim arithmetic). */
+  private final LeaseKeeper keeper;
+  /** Builds this acquisition's calls of the acquire script. */
+  private final LockCalls calls;
   final LockState state;
   final String owner;
   final long threadId;
@@ -134,13 +138,13 @@ final class Acquisition {
   /**
    * The latest Redis may hold the lock for this owner by a call whose outcome is unknown (its
    * reply was lost): such a call may have taken or renewed it for a whole lease, even where the
-   * hold that follows counts only a claim time. Handed to the hold (see LockEngine#acquired).
+   * hold that follows counts only a claim time. Handed to the hold (see LeaseKeeper#acquired).
    */
   private long extendedTo;
   /**
    * A notice of a forced unlock named this owner before it held the lock here: the lock may have
    * been granted to it in Redis, and freed, while the reply or the pass that tells it was on its
-   * way. The hold, once it has one, is checked at once (see LockEngine#checkHold).
+   * way. The hold, once it has one, is checked at once (see LeaseKeeper#checkHold).
    */
   private boolean toldOfForcedUnlock;
 
@@ -149,6 +153,8 @@ final class Acquisition {
     this.joint = joint;
     this.watched = watched;
     this.engine = engine;
+    this.keeper = engine.keeper;
+    this.calls = engine.calls;
     this.state = state;
     this.owner = owner;
     this.threadId = threadId;
@@ -159,7 +165,7 @@ final class Acquisition {
     this.startNanos = System.nanoTime();
     this.extendedTo = startNanos;
     this.deadlineNanos = wait == null ? 0 : startNanos + saturatedNanos(wait);
-    this.timer = new Retry(engine, state);
+    this.timer = new Retry(engine.timer, state);
   }
 
   /** {@code d} in nanoseconds; one too long to count so, a quarter of the longest (a wait without limit). */
@@ -194,7 +200,7 @@ final class Acquisition {
   /** A zero wait: one attempt that never queues. */
   void startAttempt() {
     phase = Phase.ACTIVE;
-    send("try");
+    send(AcquireMode.TRY);
   }
 
   /** The thread already holds {@code h}: raise its count. */
@@ -206,7 +212,7 @@ final class Acquisition {
       fail(new LockLostException(h.lockName(), h.lostReason()));
       return;
     }
-    send("reenter");
+    send(AcquireMode.REENTER);
   }
 
   /** Queued behind other waiters of this client: nothing to do until it is first, or its time is up. */
@@ -227,7 +233,7 @@ final class Acquisition {
       return;
     }
     phase = Phase.ACTIVE;
-    send("wait");
+    send(AcquireMode.WAIT);
   }
 
   // ---- a follower: first of the client's waiters while the client holds the lock -----------
@@ -267,11 +273,6 @@ final class Acquisition {
     } else if (promised && timed() && System.nanoTime() - deadlineNanos >= 0) {
       fail(timeout()); // the release that named it answers first (see followerAnswered)
     }
-  }
-
-  /** What a release names this follower with: " <entry ttl ms> <lease ms> <claim ms> <channel>" (see release.lua). */
-  String followerArgument() {
-    return " " + entryLifetimeMillis() + " " + leaseMillis + " " + engine.claimMillis() + " " + engine.grantChannel();
   }
 
   /** The release that named this follower handed it the lock, with {@code token}. */
@@ -347,7 +348,7 @@ final class Acquisition {
           return; // a recheck it sent for a grant: its reply says what Redis holds
         }
         if (Boolean.TRUE.equals(queued)) {
-          busy("wait", grantNoEarlierThan, -1); // waits in Redis, as if its own 'wait' had queued it
+          busy(AcquireMode.WAIT, grantNoEarlierThan, -1); // waits in Redis, as if its own 'wait' had queued it
           if (nudged) {
             timer.now(); // the re-check a reconnect asks for, deferred while promised
           }
@@ -358,7 +359,7 @@ final class Acquisition {
           fail(timeout());
           return;
         }
-        send("wait"); // what Redis holds for it, if the call may have run; else it queues now
+        send(AcquireMode.WAIT); // what Redis holds for it, if the call may have run; else it queues now
       }
       default -> {
         // HELD (granted from the queue) or SETTLED: nothing left to do.
@@ -368,11 +369,11 @@ final class Acquisition {
 
   // ---- talking to Redis ---------------------------------------------------------------------
 
-  private void send(String mode) {
+  private void send(AcquireMode mode) {
     inFlight = true;
     askedWhilePromised |= promised;
-    waitSentAgain = "wait".equals(mode) && inRedis;
-    if (!"reenter".equals(mode)) {
+    waitSentAgain = mode == AcquireMode.WAIT && inRedis;
+    if (mode != AcquireMode.REENTER) {
       inRedis = true;
     }
     long sent = System.nanoTime();
@@ -382,17 +383,17 @@ final class Acquisition {
     String runAs = reentering != null ? reentering.owner : owner;
     if (reentering != null) {
       // A re-entry extends the hold in Redis to its lease from when it runs, whatever its reply.
-      reentering.mayBeExtendedTo(engine.extendedByCallTo(sent, leaseMillis));
+      reentering.mayBeExtendedTo(keeper.extendedByCallTo(sent, leaseMillis));
     }
     if (trace.isTraceEnabled()) {
       trace.trace("{} send {} phase {}", runAs, mode, phase);
     }
     CompletableFuture<List<Object>> call;
-    if (joint != null && !jointDone && "try".equals(mode)) {
+    if (joint != null && !jointDone && mode == AcquireMode.TRY) {
       jointDone = true;
       call = joint.join(this);
     } else {
-      call = engine.runAcquire(this, runAs, mode, entryLifetimeMillis());
+      call = calls.runAcquire(this, runAs, mode, entryLifetimeMillis());
     }
     call.whenComplete((reply, error) -> state.post(() -> onReply(mode, sent, reply, error)));
   }
@@ -406,7 +407,7 @@ final class Acquisition {
   }
 
   /** A queue entry lives three recheck intervals unless refreshed, and never past the deadline. */
-  private long entryLifetimeMillis() {
+  long entryLifetimeMillis() {
     long life = 3 * engine.settings().recheckInterval().toMillis();
     if (timed() && !isZeroWait()) {
       long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) + 1;
@@ -415,7 +416,7 @@ final class Acquisition {
     return Math.max(1, life);
   }
 
-  private void onReply(String mode, long sent, List<Object> reply, Throwable error) {
+  private void onReply(AcquireMode mode, long sent, List<Object> reply, Throwable error) {
     inFlight = false;
     waitSentAgain = false;
     while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
@@ -437,7 +438,7 @@ final class Acquisition {
         // the grant's serial where it is not its token (a read lock's, see readwrite.lua).
         issued = code == 0 || code == -3 ? fourth : 0;
         serial = (code == 1 || code == 3) && fourth > 0 ? fourth : token;
-        acks = reply.size() > LockEngine.ACKS_INDEX ? (Long) reply.get(LockEngine.ACKS_INDEX) : -1;
+        acks = reply.size() > LockCalls.ACKS_INDEX ? (Long) reply.get(LockCalls.ACKS_INDEX) : -1;
       } catch (RuntimeException badShape) {
         error = new ScriptRunner.UnexpectedReplyException("unexpected reply " + reply + " from acquire.lua for lock '"
             + state.keys.name() + "'", badShape);
@@ -447,13 +448,13 @@ final class Acquisition {
       trace.trace("{} reply {} to {} phase {} sent {} us ago: {}", owner, error == null ? reply : error, mode, phase,
           (System.nanoTime() - sent) / 1000, error == null ? "" : error.getClass().getSimpleName());
     }
-    if (error != null && reentering == null && !"abandon".equals(mode) && ScriptRunner.mayHaveRun(error)) {
+    if (error != null && reentering == null && mode != AcquireMode.ABANDON && ScriptRunner.mayHaveRun(error)) {
       extendedByUnknown(sent);
     }
     if (error == null) {
       timer.succeeded();
       // What Redis now holds for this owner, as far as this reply tells.
-      inRedis = !("try".equals(mode) && code == 0) && code != -1 && code != -2 && code != -3;
+      inRedis = !(mode == AcquireMode.TRY && code == 0) && code != -1 && code != -2 && code != -3;
       endedGrantsUpTo = Math.max(endedGrantsUpTo, issued);
     }
     switch (phase) {
@@ -472,7 +473,7 @@ final class Acquisition {
         if (reentering == null && issued != 0 && held.serial <= issued) {
           held.lost("the lock handed over to it had expired before the client learned of the grant");
           if (code == 0) {
-            engine.withdrawOrphan(state.kind, state.keys, owner);
+            calls.withdrawOrphan(state.kind, state.keys, owner);
           }
         }
       }
@@ -482,8 +483,8 @@ final class Acquisition {
     }
   }
 
-  private void answered(String mode, long sent, int code, long token, long serial, long n, long acks) {
-    if ((code == 1 || code == 3) && engine.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
+  private void answered(AcquireMode mode, long sent, int code, long token, long serial, long n, long acks) {
+    if ((code == 1 || code == 3) && calls.waitsForReplicas() && acks < engine.settings().replicaAcks()) {
       // Held in Redis, but a failover could still erase it: it does not count. fail() releases it.
       fail(new RelockException("lock '" + state.keys.name() + "' was acquired, but only " + Math.max(0, acks)
           + " of " + engine.settings().replicaAcks() + " replicas acknowledged it within "
@@ -509,7 +510,7 @@ final class Acquisition {
         reentering.lost("re-entry found the lock expired or held by another owner");
         fail(new LockLostException(reentering.lockName(), reentering.lostReason()));
       }
-      case -3 -> send("wait"); // the entry expired while this client was stalled
+      case -3 -> send(AcquireMode.WAIT); // the entry expired while this client was stalled
       default -> fail(new RelockException("unexpected reply code " + code + " from acquire.lua for lock '"
           + state.keys.name() + "'"));
     }
@@ -528,9 +529,9 @@ final class Acquisition {
    * its wait over, it gives up instead, and its withdrawal releases the grant.
    */
   private boolean arrivedTooLate(long validFromNanos, boolean handedOff, long token, long serial) {
-    long ends = engine.grantEndsNanos(leaseMillis, validFromNanos, handedOff);
-    // A handed-over grant must also leave its confirmation (see LockEngine#acquired) time to run.
-    if (ends - System.nanoTime() > (handedOff ? engine.claimMarginNanos(leaseMillis) : 0)) {
+    long ends = keeper.grantEndsNanos(leaseMillis, validFromNanos, handedOff);
+    // A handed-over grant must also leave its confirmation (see LeaseKeeper#acquired) time to run.
+    if (ends - System.nanoTime() > (handedOff ? keeper.claimMarginNanos(leaseMillis) : 0)) {
       return false;
     }
     if (timed() && System.nanoTime() - deadlineNanos >= 0) {
@@ -553,7 +554,7 @@ final class Acquisition {
   private void confirm(long token, long serial) {
     inFlight = true;
     long sent = System.nanoTime();
-    engine.renewHold(state, owner, leaseMillis)
+    keeper.renewHold(state, owner, leaseMillis)
         .whenComplete((held, error) -> state.post(() -> onConfirmed(sent, token, serial, held, error)));
   }
 
@@ -565,7 +566,7 @@ final class Acquisition {
     switch (phase) {
       case ACTIVE -> {
         if (error != null) {
-          attemptFailed("recheck", error); // sends 'wait' again, which answers what Redis holds now
+          attemptFailed(AcquireMode.RECHECK, error); // sends 'wait' again, which answers what Redis holds now
         } else if (held) {
           timer.succeeded();
           if (!arrivedTooLate(sent, false, token, serial)) {
@@ -586,7 +587,7 @@ final class Acquisition {
 
   /** A call sent at {@code sent} may have taken or renewed the lock for a whole lease: see {@link #extendedTo}. */
   private void extendedByUnknown(long sent) {
-    long until = engine.extendedByCallTo(sent, leaseMillis);
+    long until = keeper.extendedByCallTo(sent, leaseMillis);
     if (until - extendedTo > 0) {
       extendedTo = until;
     }
@@ -605,8 +606,8 @@ final class Acquisition {
     toldOfForcedUnlock = true;
   }
 
-  private void busy(String mode, long sent, long pttlMillis) {
-    if ("try".equals(mode)) {
+  private void busy(AcquireMode mode, long sent, long pttlMillis) {
+    if (mode == AcquireMode.TRY) {
       fail(timeout());
       return;
     }
@@ -640,11 +641,11 @@ final class Acquisition {
     if (phase != Phase.ACTIVE || inFlight) {
       return;
     }
-    send(timed() && System.nanoTime() - deadlineNanos >= 0 ? "giveup" : "recheck");
+    send(timed() && System.nanoTime() - deadlineNanos >= 0 ? AcquireMode.GIVEUP : AcquireMode.RECHECK);
   }
 
   /** Redis could not be asked: try again while the wait lasts, else give up. */
-  private void attemptFailed(String mode, Throwable error) {
+  private void attemptFailed(AcquireMode mode, Throwable error) {
     long now = System.nanoTime();
     // A zero (or tiny) wait still gets one command timeout's worth of attempts; no wait limit, no end.
     long until = timed() ? Math.max(deadlineNanos, startNanos + engine.settings().commandTimeout().toNanos())
@@ -653,8 +654,8 @@ final class Acquisition {
       fail(error instanceof RelockException r ? r : new RelockException(String.valueOf(error), error));
       return;
     }
-    String again = switch (mode) {
-      case "recheck" -> "wait";
+    AcquireMode again = switch (mode) {
+      case RECHECK -> AcquireMode.WAIT;
       default -> mode;
     };
     long delay = timer.nextBackoffNanos();
@@ -680,7 +681,7 @@ final class Acquisition {
       trace.trace("{} holds token {} valid from {} us ago, handed off {}", owner, token,
           (System.nanoTime() - validFromNanos) / 1000, handedOff);
     }
-    held = engine.acquired(this, token, serial, validFromNanos, handedOff);
+    held = keeper.acquired(this, token, serial, validFromNanos, handedOff);
     engine.holds.incrementAndGet();
     reportAcquired();
     held.handedOver = handedOver;
@@ -690,7 +691,7 @@ final class Acquisition {
     state.held(this, held);
     state.leaveQueue(this);
     if (toldOfForcedUnlock) {
-      engine.checkHold(held); // the notice came before the hold: read who holds the lock now
+      keeper.checkHold(held); // the notice came before the hold: read who holds the lock now
     }
     result.complete(held);
   }
@@ -729,12 +730,12 @@ final class Acquisition {
       return; // a late notification of a grant that Redis has since ended
     }
     handedOver = true;
-    if (engine.waitsForReplicas() || waitSentAgain) {
+    if (calls.waitsForReplicas() || waitSentAgain) {
       askAfterGrant();
       return;
     }
     if (phase == Phase.ACTIVE
-        && engine.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= engine.claimMarginNanos(leaseMillis)) {
+        && keeper.claimEndsNanos(leaseMillis, grantNoEarlierThan) - System.nanoTime() <= keeper.claimMarginNanos(leaseMillis)) {
       // Known too late to count from grantNoEarlierThan: confirm it first (see arrivedTooLate). A
       // call in flight answers for it instead.
       if (!inFlight) {
@@ -759,12 +760,12 @@ final class Acquisition {
       return; // the release's reply came after one of this owner's own, which found it ended
     }
     handedOver = true;
-    if (phase == Phase.ACTIVE && (engine.waitsForReplicas() || waitSentAgain)) {
+    if (phase == Phase.ACTIVE && (calls.waitsForReplicas() || waitSentAgain)) {
       askAfterGrant();
     } else if (phase == Phase.ACTIVE) {
       succeed(token, token, Math.max(releaseSentNanos, grantNoEarlierThan), false);
     } else if (phase == Phase.SETTLED) {
-      engine.withdrawOrphan(state.kind, state.keys, owner);
+      calls.withdrawOrphan(state.kind, state.keys, owner);
     }
   }
 
@@ -834,7 +835,7 @@ final class Acquisition {
       timer.after(timer.nextBackoffNanos(), () -> cleanUp(null));
       return;
     }
-    send("abandon");
+    send(AcquireMode.ABANDON);
   }
 
   private void settle() {

@@ -84,7 +84,7 @@ public final class GuardedLease implements LockLease {
     if (lease instanceof HeldLease h) {
       return h.lostReason();
     }
-    if (lease instanceof RedisMultiLock.MultiLease m) {
+    if (lease instanceof MultiLease m) {
       for (LockLease l : m.leases()) {
         String reason = lostReason(l);
         if (reason != null) {

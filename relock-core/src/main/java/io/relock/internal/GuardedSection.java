@@ -200,7 +200,7 @@ public final class GuardedSection {
   /** Releases a lease nobody will use, without blocking the calling thread. */
   public static void releaseInBackground(LockLease lease) {
     if (lease instanceof HeldLease h) {
-      h.engine.abandonLease(h);
+      h.state.engine.abandonLease(h);
       return;
     }
     CompletableFuture.runAsync(() -> {

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * included, belongs to the lock's {@link LockState} and is written only by its mailbox.
  */
 final class HeldLease implements LockLease {
-  final LockEngine engine;
+  final LeaseKeeper keeper;
   final LockState state;
   final LockKeys keys;
   /** The key this hold lives under in Redis, which the watchdog renews (see {@link LockKind#holdKey}). */
@@ -94,14 +94,14 @@ final class HeldLease implements LockLease {
   static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<HeldLease> RENEWING =
       java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(HeldLease.class, "renewing");
   /**
-   * Notices of a forced unlock since the last check began (see LockEngine#checkHold): a field, not
+   * Notices of a forced unlock since the last check began (see LeaseKeeper#checkHold): a field, not
    * an object, since every hold has one and almost none ever hears such a notice.
    */
   volatile int notices;
   static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<HeldLease> NOTICES =
       java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(HeldLease.class, "notices");
   /**
-   * Set while a handed-over hold waits for its confirmation (see LockEngine#confirmHandoff), which
+   * Set while a handed-over hold waits for its confirmation (see LeaseKeeper#confirmHandoff), which
    * completes it: a change of its lease waits for that first, so that the confirmation's write
    * cannot land after the change and undo it. Null otherwise.
    */
@@ -121,9 +121,9 @@ final class HeldLease implements LockLease {
       java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(HeldLease.class, Observers.Hold.class,
           "observed");
 
-  HeldLease(LockState state, String owner, long token, long serial, long leaseNanos, long driftNanos, boolean renewed,
-      long threadId, long validUntilNanos) {
-    this.engine = state.engine;
+  HeldLease(LeaseKeeper keeper, LockState state, String owner, long token, long serial, long leaseNanos,
+      long driftNanos, boolean renewed, long threadId, long validUntilNanos) {
+    this.keeper = keeper;
     this.state = state;
     this.keys = state.keys;
     this.holdKey = state.kind.holdKey(state.keys, owner);
@@ -158,7 +158,7 @@ final class HeldLease implements LockLease {
     }
     // Past the deadline: report it now rather than when the expiry check comes round, so that a
     // holder that sees isValid() false also gets its onLost listeners.
-    lost(engine.expiryReason(this));
+    lost(keeper.expiryReason(this));
     return false;
   }
 
@@ -178,27 +178,27 @@ final class HeldLease implements LockLease {
     if (lostReason != null && lostReported.get()) {
       // Lost before the listener arrived: run it now, unless the reporting pass picks it up too.
       if (listeners.remove(listener)) {
-        engine.runListener(keys.name(), listener);
+        keeper.runListener(keys.name(), listener);
       }
     }
   }
 
   @Override
   public void close() {
-    engine.close(this);
+    keeper.changes().close(this);
   }
 
   @Override
   public void extend(Duration lease) {
-    engine.extend(this, lease);
+    keeper.changes().extend(this, lease);
   }
 
   @Override
   public void closeAfter(Duration keep) {
-    engine.closeAfter(this, keep);
+    keeper.changes().closeAfter(this, keep);
   }
 
-  /** The lock that serialises this lease's changes (see {@link LockEngine#extend}). */
+  /** The lock that serialises this lease's changes (see {@link LeaseChanges#extend}). */
   java.util.concurrent.locks.ReentrantLock leaseChanges() {
     java.util.concurrent.locks.ReentrantLock l = leaseChanges;
     if (l == null) {
@@ -239,7 +239,7 @@ final class HeldLease implements LockLease {
   /**
    * A call that may extend this hold in Redis (a renewal, a hand-over's confirmation, a re-entry)
    * is about to be sent, or an acquisition's call whose outcome is unknown was: Redis may hold the
-   * lock until {@code untilNanos} (see {@link LockEngine#extendedByCallTo}). Never moves earlier.
+   * lock until {@code untilNanos} (see {@link LeaseKeeper#extendedByCallTo}). Never moves earlier.
    */
   void mayBeExtendedTo(long untilNanos) {
     EXTENDED_TO.accumulateAndGet(this, untilNanos, (was, now) -> now - was > 0 ? now : was);
@@ -324,11 +324,11 @@ final class HeldLease implements LockLease {
       lostReason = reason;
     }
     if (lostReported.compareAndSet(false, true)) {
-      engine.leaseLost(this);
+      keeper.leaseLost(this);
       endObserved(io.relock.LockObserver.Outcome.LOST, new io.relock.LockLostException(keys.name(), lostReason));
       for (Runnable l : listeners) {
         if (listeners.remove(l)) {
-          engine.runListener(keys.name(), l);
+          keeper.runListener(keys.name(), l);
         }
       }
     }
@@ -344,11 +344,11 @@ final class HeldLease implements LockLease {
     }
     if (lostReported.compareAndSet(false, true)) {
       String why = lostReason;
-      engine.listeners.emit(l -> l.leaseLost(keys.name(), why));
+      keeper.listeners.emit(l -> l.leaseLost(keys.name(), why));
       endObserved(io.relock.LockObserver.Outcome.LOST, new io.relock.LockLostException(keys.name(), why));
       for (Runnable l : listeners) {
         if (listeners.remove(l)) {
-          engine.runListenerHere(keys.name(), l);
+          keeper.runListenerHere(keys.name(), l);
         }
       }
     }

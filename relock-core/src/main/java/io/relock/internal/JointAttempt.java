@@ -18,14 +18,14 @@ import java.util.concurrent.CompletableFuture;
  * not, gives back what it got. Thread-safe: acquisitions join from their own states' events.
  */
 final class JointAttempt {
-  private final LockEngine engine;
+  private final LockCalls calls;
   private final int size;
   private final List<Acquisition> joined = new ArrayList<>();
   private final List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
   private int declined;
 
-  JointAttempt(LockEngine engine, int size) {
-    this.engine = engine;
+  JointAttempt(LockCalls calls, int size) {
+    this.calls = calls;
     this.size = size;
   }
 
@@ -62,11 +62,11 @@ final class JointAttempt {
   private void send() {
     if (declined > 0) {
       for (int i = 0; i < joined.size(); i++) {
-        relay(engine.runAcquire(joined.get(i), joined.get(i).owner, "try", 1), replies.get(i));
+        relay(calls.runAcquire(joined.get(i), joined.get(i).owner, AcquireMode.TRY, 1), replies.get(i));
       }
       return;
     }
-    engine.runJointly(joined).whenComplete((parts, error) -> {
+    calls.runJointly(joined).whenComplete((parts, error) -> {
       for (int i = 0; i < replies.size(); i++) {
         if (error != null) {
           replies.get(i).completeExceptionally(error);

@@ -49,11 +49,11 @@ public final class LockInspector {
   /** See {@link io.relock.Relock#inspect}. */
   public LockInfo inspect(String name) {
     LockKeys keys = LockKeys.of(settings.keyPrefix(), name);
-    if (driver instanceof RedlockDriver redlock) {
+    if (driver instanceof QuorumDriver redlock) {
       return inspectRedlock(redlock, keys);
     }
     String lock = keys.lock();
-    List<Object> reply = LockEngine.await(scripts.run(Scripts.LOCK_INFO,
+    List<Object> reply = Waiting.await(scripts.run(Scripts.LOCK_INFO,
         List.of(lock, lock + ":fence", lock + ":q", lock + ":qi"), List.of("queue"), name));
     return view(name, reply, 0);
   }
@@ -63,14 +63,14 @@ public final class LockInspector {
     NameGlob glob = new NameGlob(namePattern);
     String match = glob.keyPattern(settings.keyPrefix());
     Map<String, LockInfo> found = new TreeMap<>();
-    if (driver instanceof RedlockDriver redlock) {
+    if (driver instanceof QuorumDriver redlock) {
       listRedlock(redlock, match, namePattern).forEach(info -> found.put(info.name(), info));
     } else {
       // Each server's cursor by the driver's name for it; one that appears later starts at '0'.
       Map<String, String> cursors = new java.util.concurrent.ConcurrentHashMap<>();
       boolean more = true;
       while (more) {
-        Map<String, List<Object>> pages = LockEngine.await(scripts.runOnEveryPrimary(Scripts.LIST_LOCKS,
+        Map<String, List<Object>> pages = Waiting.await(scripts.runOnEveryPrimary(Scripts.LIST_LOCKS,
             server -> {
               String cursor = cursors.computeIfAbsent(server, s -> "0");
               return cursor.equals(DONE) ? null : List.of(cursor, match, Integer.toString(PAGE), "queue", "");
@@ -173,10 +173,10 @@ public final class LockInspector {
   /** What one master said about one lock (read_lock's reply), or null if it did not answer. */
   private record NodeView(String node, List<?> reply, Throwable error) {}
 
-  private LockInfo inspectRedlock(RedlockDriver redlock, LockKeys keys) {
+  private LockInfo inspectRedlock(QuorumDriver redlock, LockKeys keys) {
     List<String> nodeKeys = List.of(keys.lock(), redlock.fenceKey(), keys.lock() + ":q", keys.lock() + ":qi");
     List<CompletableFuture<NodeView>> asked = new ArrayList<>();
-    for (RedlockDriver.Node n : redlock.nodes()) {
+    for (QuorumDriver.Node n : redlock.nodes()) {
       asked.add(n.scripts().run(Scripts.LOCK_INFO, nodeKeys, List.of("node"), keys.name())
           .handle((reply, error) -> new NodeView(n.name(), reply, error)));
     }
@@ -185,10 +185,10 @@ public final class LockInspector {
     return combine(redlock, keys.name(), views);
   }
 
-  private List<LockInfo> listRedlock(RedlockDriver redlock, String match, String namePattern) {
+  private List<LockInfo> listRedlock(QuorumDriver redlock, String match, String namePattern) {
     // Each master is scanned to its end on its own; a lock it does not list is free there.
     List<CompletableFuture<Map<String, List<?>>>> scans = new ArrayList<>();
-    for (RedlockDriver.Node n : redlock.nodes()) {
+    for (QuorumDriver.Node n : redlock.nodes()) {
       scans.add(scanNode(n, match, redlock.fenceKey(), "0", new HashMap<>(), namePattern));
     }
     List<String> failed = new ArrayList<>();
@@ -197,7 +197,7 @@ public final class LockInspector {
       try {
         listed.add(scans.get(i).join());
       } catch (RuntimeException e) {
-        failed.add(redlock.nodes().get(i).name() + ": " + LockEngine.unchecked(e).getMessage());
+        failed.add(redlock.nodes().get(i).name() + ": " + Waiting.unchecked(e).getMessage());
       }
     }
     if (listed.size() < redlock.majority()) {
@@ -221,7 +221,7 @@ public final class LockInspector {
     return held;
   }
 
-  private CompletableFuture<Map<String, List<?>>> scanNode(RedlockDriver.Node n, String match, String fenceKey,
+  private CompletableFuture<Map<String, List<?>>> scanNode(QuorumDriver.Node n, String match, String fenceKey,
       String cursor, Map<String, List<?>> found, String what) {
     return n.scripts().run(Scripts.LIST_LOCKS, List.of(), List.of(cursor, match, Integer.toString(PAGE), "node",
         fenceKey), what).thenCompose(page -> {
@@ -235,12 +235,12 @@ public final class LockInspector {
         });
   }
 
-  private static void requireMajority(RedlockDriver redlock, List<NodeView> views, String name) {
+  private static void requireMajority(QuorumDriver redlock, List<NodeView> views, String name) {
     long answered = views.stream().filter(v -> v.reply() != null).count();
     if (answered < redlock.majority()) {
       throw new RelockException("only " + answered + " of " + views.size() + " Redlock masters answered for lock '"
           + name + "': " + String.join("; ", views.stream().filter(v -> v.error() != null)
-              .map(v -> v.node() + ": " + LockEngine.unchecked(v.error()).getMessage()).toList()));
+              .map(v -> v.node() + ": " + Waiting.unchecked(v.error()).getMessage()).toList()));
     }
   }
 
@@ -248,7 +248,7 @@ public final class LockInspector {
    * The lock as a majority of all masters see it: held by the owner a majority names, with the
    * largest count and token among them, for as long as a majority still holds it.
    */
-  private static LockInfo combine(RedlockDriver redlock, String name, List<NodeView> views) {
+  private static LockInfo combine(QuorumDriver redlock, String name, List<NodeView> views) {
     long last = 0;
     Map<String, List<List<?>>> byOwner = new HashMap<>();
     for (NodeView v : views) {

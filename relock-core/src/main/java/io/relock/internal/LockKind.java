@@ -71,9 +71,10 @@ abstract class LockKind {
    *
    * @param companion for a reader, the owner id of the same thread's write hold, or null
    */
-  List<String> acquireArgs(String owner, long leaseMillis, String mode, String retentionMillis, long entryMillis,
+  List<String> acquireArgs(String owner, long leaseMillis, AcquireMode mode, String retentionMillis, long entryMillis,
       long claimMillis, boolean acked, String channel, String companion) {
-    return ScriptCalls.acquire(owner, leaseMillis, mode, retentionMillis, entryMillis, claimMillis, acked, channel);
+    return ScriptCalls.acquire(owner, leaseMillis, mode.wire(), retentionMillis, entryMillis, claimMillis, acked,
+        channel);
   }
 
   /**
@@ -218,10 +219,10 @@ abstract class LockKind {
     }
 
     @Override
-    List<String> acquireArgs(String owner, long leaseMillis, String mode, String retentionMillis, long entryMillis,
-        long claimMillis, boolean acked, String channel, String companion) {
+    List<String> acquireArgs(String owner, long leaseMillis, AcquireMode mode, String retentionMillis,
+        long entryMillis, long claimMillis, boolean acked, String channel, String companion) {
       // A withdrawal does not check the declared permits: an orphan's kind is known, not its count.
-      boolean withdrawal = "giveup".equals(mode) || "abandon".equals(mode);
+      boolean withdrawal = mode == AcquireMode.GIVEUP || mode == AcquireMode.ABANDON;
       return plus(super.acquireArgs(owner, leaseMillis, mode, retentionMillis, entryMillis, claimMillis, acked, channel,
           companion), withdrawal ? "0" : Integer.toString(permits));
     }
@@ -261,8 +262,8 @@ abstract class LockKind {
     }
 
     @Override
-    List<String> acquireArgs(String owner, long leaseMillis, String mode, String retentionMillis, long entryMillis,
-        long claimMillis, boolean acked, String channel, String companion) {
+    List<String> acquireArgs(String owner, long leaseMillis, AcquireMode mode, String retentionMillis,
+        long entryMillis, long claimMillis, boolean acked, String channel, String companion) {
       return plus(super.acquireArgs(owner, leaseMillis, mode, retentionMillis, entryMillis, claimMillis, acked, channel,
           companion), String.valueOf(lane), companion == null ? "" : companion);
     }

@@ -172,7 +172,7 @@ final class LockState {
       a.granted(serial, token);
     } else if (!knowsGrant(owner, serial)) {
       // Granted to an acquisition this client no longer has: hand the lock on rather than leave it.
-      engine.withdrawOrphan(kind, keys, owner);
+      engine.calls.withdrawOrphan(kind, keys, owner);
     }
   }
 
@@ -206,7 +206,7 @@ final class LockState {
   void lostNotice(String owner) {
     HeldLease h = holds.get(owner);
     if (h != null) {
-      engine.checkHold(h);
+      engine.keeper.checkHold(h);
       return;
     }
     Acquisition a = byOwner.get(owner);
@@ -284,7 +284,7 @@ final class LockState {
       engine.listeners.emit(l -> l.released(keys.name(), held));
     }
     CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
-    engine.stopTracking(h);
+    engine.keeper.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
     Acquisition successor = kind.passesWithin() ? nextToPass() : null;
@@ -324,17 +324,17 @@ final class LockState {
       engine.listeners.emit(l -> l.released(keys.name(), held));
     }
     CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
-    engine.stopTracking(h);
+    engine.keeper.stopTracking(h);
     holds.remove(h.owner, h);
     threadHolds.remove(h.threadId, h);
     Acquisition head = kind.queuesLocally() ? queue.peekFirst() : null;
     if (head != null && head.mayFollow()) {
       startFirst(head);
     }
-    engine.runExtend(h, keepMillis).whenComplete((reply, error) -> post(() -> {
+    engine.keeper.runExtend(h, keepMillis).whenComplete((reply, error) -> post(() -> {
       try {
         if (error != null) {
-          RuntimeException e = LockEngine.unchecked(error);
+          RuntimeException e = Waiting.unchecked(error);
           answered.completeExceptionally(e instanceof RelockException ? e
               : new RelockException("could not set the expiry of lock '" + keys.name() + "': " + e, e));
         } else if ((Long) reply.get(0) == 1L) {
@@ -463,7 +463,8 @@ final class LockState {
     long now = System.nanoTime();
     for (Acquisition a : new ArrayList<>(unsettled)) {
       // What a grant it withdraws could last, taken by a call it sends now at the latest.
-      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(engine.extendedByCallTo(now, a.leaseMillis) - now));
+      long until = engine.keeper.extendedByCallTo(now, a.leaseMillis);
+      longestLeaseMillis.accumulate(TimeUnit.NANOSECONDS.toMillis(until - now));
       pending.add(a.withdraw(closed));
     }
     for (HeldLease h : new ArrayList<>(holds.values())) {

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 final class NotificationSubscription {
   private static final Logger log = LoggerFactory.getLogger(NotificationSubscription.class);
 
-  private final LockEngine engine;
+  private final ClientTimer timer;
   private final RedisDriver driver;
   private final String channel;
   private final Consumer<String> listener;
@@ -43,11 +43,11 @@ final class NotificationSubscription {
   /** Whether the client went on without the subscription: once it holds, waiters re-check. */
   private volatile boolean late;
 
-  NotificationSubscription(LockEngine engine, RedisDriver driver, String channel, Consumer<String> listener,
+  NotificationSubscription(ClientTimer timer, RedisDriver driver, String channel, Consumer<String> listener,
       Duration wait, Runnable heldAtLast, String where, UnaryOperator<String> redaction) {
     this.where = where;
     this.redaction = redaction;
-    this.engine = engine;
+    this.timer = timer;
     this.driver = driver;
     this.channel = channel;
     this.listener = listener;
@@ -71,7 +71,7 @@ final class NotificationSubscription {
       Thread.currentThread().interrupt();
       throw new RelockException("interrupted while subscribing to " + channel, e);
     } catch (ExecutionException e) {
-      Throwable cause = LockEngine.unchecked(e.getCause());
+      Throwable cause = Waiting.unchecked(e.getCause());
       if (!ScriptRunner.isTransient(cause)) {
         // The cause's text says why (NOPERM for a channel the user's ACL does not allow).
         throw new RelockException("could not subscribe to notification channel " + channel
@@ -100,7 +100,7 @@ final class NotificationSubscription {
   }
 
   private void tryOnce(int failures) {
-    if (engine.isTerminated()) {
+    if (timer.isStopped()) {
       return;
     }
     CompletableFuture<Void> attempt;
@@ -113,7 +113,7 @@ final class NotificationSubscription {
   }
 
   private void tried(Throwable error, int failures) {
-    if (engine.isTerminated()) {
+    if (timer.isStopped()) {
       return;
     }
     if (error == null) {
@@ -126,7 +126,7 @@ final class NotificationSubscription {
       }
       return;
     }
-    Throwable cause = LockEngine.unchecked(error);
+    Throwable cause = Waiting.unchecked(error);
     if (ScriptRunner.isTransient(cause)) {
       log.debug("subscribing to {} failed again: {}", channel, redaction.apply(String.valueOf(cause.getMessage())));
       retryLater(failures);
@@ -137,6 +137,6 @@ final class NotificationSubscription {
   }
 
   private void retryLater(int failures) {
-    engine.schedule(Retry.backoffNanos(failures), () -> tryOnce(failures + 1)); // none once closing
+    timer.schedule(Retry.backoffNanos(failures), () -> tryOnce(failures + 1)); // none once closing
   }
 }

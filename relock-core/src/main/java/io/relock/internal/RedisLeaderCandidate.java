@@ -242,7 +242,7 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
       }
       long backoff = Retry.backoffNanos(failures++);
       log.warn("leader candidate '{}' could not wait for the lock ({}); trying again in {} ms", name,
-          LockEngine.unchecked(error).getMessage(), TimeUnit.NANOSECONDS.toMillis(backoff));
+          Waiting.unchecked(error).getMessage(), TimeUnit.NANOSECONDS.toMillis(backoff));
       engine.schedule(backoff, () -> post(this::join));
       return;
     }
@@ -306,7 +306,7 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
       CompletableFuture<HeldLease> withdrawn =
           p.withdraw(new CancellationException("leader candidate '" + name + "' closed"));
       try {
-        HeldLease won = LockEngine.awaitUninterruptibly(withdrawn, engine.settings().commandTimeout().multipliedBy(2));
+        HeldLease won = Waiting.awaitUninterruptibly(withdrawn, engine.settings().commandTimeout().multipliedBy(2));
         if (won != null) {
           release(new Term(name, won));
         }
@@ -408,7 +408,7 @@ public final class RedisLeaderCandidate implements LeaderCandidate {
     })) {
       return null;
     }
-    return LockEngine.await(done);
+    return Waiting.await(done);
   }
 
   @Override

@@ -2,10 +2,8 @@ package io.relock.internal;
 
 import io.relock.DistributedLock;
 import io.relock.LockLease;
-import io.relock.LockLostException;
 import io.relock.LockObserver;
 import io.relock.LockTimeoutException;
-import io.relock.RelockException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -87,7 +85,7 @@ public final class RedisMultiLock implements DistributedLock {
   private MultiLease take(Duration wait, Duration lease) {
     long deadline = System.nanoTime() + saturated(wait);
     if (jointly) {
-      Joint joint = LockEngine.await(takeJointly(-1, lease));
+      Joint joint = Waiting.await(takeJointly(-1, lease));
       if (joint.tookAll()) {
         return new MultiLease(name, joint.held());
       }
@@ -210,7 +208,7 @@ public final class RedisMultiLock implements DistributedLock {
     }
     takeJointly(-1, null).whenComplete((joint, error) -> {
       if (error != null) {
-        result.completeExceptionally(LockEngine.unchecked(error));
+        result.completeExceptionally(Waiting.unchecked(error));
       } else if (joint.tookAll()) {
         if (!result.complete(new MultiLease(name, joint.held()))) {
           releaseLater(joint.held()); // cancelled meanwhile
@@ -256,7 +254,7 @@ public final class RedisMultiLock implements DistributedLock {
         try {
           held.add(p.result().join());
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-          RuntimeException cause = LockEngine.unchecked(e);
+          RuntimeException cause = Waiting.unchecked(e);
           if (cause instanceof LockTimeoutException) {
             busy = true;
           } else if (error == null) {
@@ -280,7 +278,7 @@ public final class RedisMultiLock implements DistributedLock {
       return false;
     }
     long thread = RedisLock.threadId();
-    Joint joint = LockEngine.await(takeJointly(thread, null));
+    Joint joint = Waiting.await(takeJointly(thread, null));
     if (joint.tookAll()) {
       return true;
     }
@@ -324,7 +322,7 @@ public final class RedisMultiLock implements DistributedLock {
     step.whenComplete((lease, error) -> {
       if (error != null) {
         releaseLater(taken);
-        Throwable cause = LockEngine.unchecked(error);
+        Throwable cause = Waiting.unchecked(error);
         if (cause instanceof LockTimeoutException) {
           cause = new LockTimeoutException(name, wait).initCause(cause);
         }
@@ -548,172 +546,6 @@ public final class RedisMultiLock implements DistributedLock {
       return d.toNanos();
     } catch (ArithmeticException tooLong) {
       return Long.MAX_VALUE / 4;
-    }
-  }
-
-  /** The leases of every lock, held and closed together. */
-  static final class MultiLease implements LockLease {
-    private final String name;
-    private final List<LockLease> leases;
-
-    MultiLease(String name, List<LockLease> leases) {
-      this.name = name;
-      this.leases = List.copyOf(leases);
-    }
-
-    /** Each lock's lease, in the order they were taken. */
-    List<LockLease> leases() {
-      return leases;
-    }
-
-    @Override
-    public String lockName() {
-      return name;
-    }
-
-    /** The largest of the locks' tokens; {@link #fencingTokens()} gives each lock's own. */
-    @Override
-    public long fencingToken() {
-      return leases.stream().mapToLong(LockLease::fencingToken).max().orElse(0);
-    }
-
-    @Override
-    public java.util.Map<String, Long> fencingTokens() {
-      java.util.Map<String, Long> tokens = new java.util.LinkedHashMap<>();
-      for (LockLease l : leases) {
-        tokens.put(l.lockName(), l.fencingToken());
-      }
-      return java.util.Collections.unmodifiableMap(tokens);
-    }
-
-    @Override
-    public boolean isValid() {
-      return leases.stream().allMatch(LockLease::isValid);
-    }
-
-    @Override
-    public Duration remaining() {
-      return leases.stream().map(LockLease::remaining).min(Duration::compareTo).orElse(Duration.ZERO);
-    }
-
-    /** Runs once, when the first of the locks is found lost. */
-    @Override
-    public void onLost(Runnable listener) {
-      java.util.Objects.requireNonNull(listener, "listener");
-      java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
-      for (LockLease l : leases) {
-        l.onLost(() -> {
-          if (ran.compareAndSet(false, true)) {
-            listener.run();
-          }
-        });
-      }
-    }
-
-    /**
-     * Extends each lock's lease in turn, in the order they were taken; the first failure stops it
-     * and is thrown (the locks before it are extended, those after it are not).
-     */
-    @Override
-    public void extend(Duration lease) {
-      Checks.lease("lease", lease);
-      for (LockLease l : leases) {
-        l.extend(lease);
-      }
-    }
-
-    /**
-     * Closes every lock's lease after {@code keep}, as {@link #close()} releases them: each one,
-     * even if one fails, then the first loss (or else the first other failure) is thrown.
-     */
-    @Override
-    public void closeAfter(Duration keep) {
-      java.util.Objects.requireNonNull(keep, "keep must not be null");
-      if (keep.isZero() || keep.isNegative()) {
-        close();
-        return;
-      }
-      RuntimeException lost = null;
-      RuntimeException other = null;
-      for (int i = leases.size() - 1; i >= 0; i--) {
-        try {
-          leases.get(i).closeAfter(keep);
-        } catch (LockLostException e) {
-          if (lost == null) {
-            lost = e;
-          } else {
-            lost.addSuppressed(e);
-          }
-        } catch (RuntimeException e) {
-          if (other == null) {
-            other = e;
-          } else {
-            other.addSuppressed(e);
-          }
-        }
-      }
-      if (lost != null) {
-        if (other != null) {
-          lost.addSuppressed(other);
-        }
-        throw lost;
-      }
-      if (other != null) {
-        throw other;
-      }
-    }
-
-    /**
-     * Releases every lock, in the reverse of the order they were taken, even if one fails; then
-     * throws {@link LockLostException} if any was lost (naming the first, the others suppressed),
-     * else the first other failure.
-     */
-    @Override
-    public void close() {
-      RuntimeException lost = null;
-      RuntimeException other = null;
-      // Every release goes out before any is waited for: one round trip's wait, not one per lock.
-      List<Runnable> finishing = new ArrayList<>(leases.size());
-      for (int i = leases.size() - 1; i >= 0; i--) {
-        LockLease lease = leases.get(i);
-        if (lease instanceof HeldLease held) {
-          CompletableFuture<Release.Outcome> done = held.engine.startClose(held);
-          finishing.add(() -> held.engine.finishRelease(done, held.lockName()));
-        } else {
-          finishing.add(lease::close);
-        }
-      }
-      for (Runnable finish : finishing) {
-        try {
-          finish.run();
-        } catch (LockLostException e) {
-          if (lost == null) {
-            lost = e;
-          } else {
-            lost.addSuppressed(e);
-          }
-        } catch (RuntimeException e) {
-          if (other == null) {
-            other = e;
-          } else {
-            other.addSuppressed(e);
-          }
-        }
-      }
-      if (lost != null) {
-        if (other != null) {
-          lost.addSuppressed(other);
-        }
-        throw lost;
-      }
-      if (other != null) {
-        throw other instanceof RelockException ? other : new RelockException("could not release " + name, other);
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "LockLease[" + name + ", tokens " + fencingTokens() + "]";
     }
   }
 }

@@ -1,8 +1,15 @@
 package io.relock.internal;
 
-import io.relock.RelockException;
+import static io.relock.internal.RedlockNodes.all;
+import static io.relock.internal.RedlockNodes.answer;
+import static io.relock.internal.RedlockNodes.errors;
+import static io.relock.internal.RedlockNodes.message;
+
+import io.relock.internal.RedlockNodes.Answer;
+import io.relock.internal.RedlockNodes.RedlockUnavailableException;
+import io.relock.internal.RedlockNodes.RefusedException;
+import io.relock.internal.RedlockNodes.ReleasedOn;
 import io.relock.spi.RedisDriver;
-import io.relock.spi.RedisUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,11 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The Redlock quorum behind the one engine: a {@link RedisDriver} over N independent masters that
@@ -54,59 +58,21 @@ import org.slf4j.LoggerFactory;
  * <p>Errors: a node that fails or does not answer in time counts as not granting; when fewer than a
  * majority can be used, the call fails (and the engine retries within the caller's wait) with a
  * message naming each node and why.
+ *
+ * <p>This class is the table of the engine's scripts and, for each, how the masters' answers
+ * combine; asking the masters one by one (the node scripts' calls, the releases tried again in
+ * the background, the node markers, the failures' wording) is {@link RedlockNodes}'. The engine
+ * knows this driver only as a {@link QuorumDriver}.
  */
-final class RedlockDriver implements RedisDriver {
-  private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
-
-  private static final LuaScript NODE_ACQUIRE = Scripts.REDLOCK_ACQUIRE;
+final class RedlockDriver implements QuorumDriver {
   private static final LuaScript NODE_FENCE = Scripts.REDLOCK_FENCE;
-  private static final LuaScript NODE_RELEASE = Scripts.REDLOCK_RELEASE;
-  private static final LuaScript NODE_MARK = Scripts.REDLOCK_NODE;
-
-  /** One master: its URI (passwords hidden) for messages, its driver, and a runner bounded by the node timeout. */
-  record Node(String name, RedisDriver driver, ScriptRunner scripts) {}
-
-  /** What one node answered to one call: a reply, or why not. */
-  private record Answer(Node node, List<Object> reply, Throwable error) {
-    long code() {
-      return reply == null ? Long.MIN_VALUE : (Long) reply.get(0);
-    }
-
-    long n(int i) {
-      return (Long) reply.get(i);
-    }
-  }
 
   private final List<Node> nodes;
   private final int majority;
   private final RelockSettings settings;
-  private final String markerKey;
-  private final String fenceKey;
-  private final long restartDelayMillis;
+  /** The masters, and every call on one of them (see {@link RedlockNodes}). */
+  private final RedlockNodes masters;
   private final Map<String, BiFunction<List<String>, List<String>, CompletableFuture<List<Object>>>> byScript;
-  /** Background retries of releases on nodes that did not answer (see {@link #releaseOn}). */
-  private final java.util.concurrent.ScheduledThreadPoolExecutor retries;
-  private final java.util.Set<CompletableFuture<Void>> pendingReleases = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  /**
-   * Full releases in doubt, by lock key and owner: the nodes that have released the lock so far,
-   * by an earlier attempt or a background retry, and since when. A later attempt of the same
-   * release counts them with its own (see {@link #releaseAll}).
-   */
-  private final Map<String, ReleasedOn> releasedSoFar = new java.util.concurrent.ConcurrentHashMap<>();
-  /**
-   * The latest call of each full release to each node, by release id and node name, until it is
-   * answered: the next call of that release to that node waits for it (see {@link #sendRelease}).
-   */
-  private final Map<String, CompletableFuture<Answer>> releasesOut = new java.util.concurrent.ConcurrentHashMap<>();
-  private volatile boolean closing;
-
-  private record ReleasedOn(java.util.Set<String> nodes, long sinceNanos) {
-    ReleasedOn with(java.util.Set<String> more) {
-      java.util.Set<String> all = new java.util.HashSet<>(nodes);
-      all.addAll(more);
-      return new ReleasedOn(java.util.Set.copyOf(all), sinceNanos);
-    }
-  }
   /**
    * Numbers every attempt of every acquisition: a hold remembers the attempt that took it, so that
    * a give-back of an earlier attempt of the same owner, tried again late, cannot free it.
@@ -118,18 +84,10 @@ final class RedlockDriver implements RedisDriver {
    * @param restartDelay how long a node that lost its data stays out of every majority
    */
   RedlockDriver(List<Node> nodes, RelockSettings settings, Duration restartDelay) {
-    this.nodes = List.copyOf(nodes);
-    this.majority = nodes.size() / 2 + 1;
+    this.masters = new RedlockNodes(nodes, settings, restartDelay);
+    this.nodes = masters.nodes();
+    this.majority = masters.majority();
     this.settings = settings;
-    this.markerKey = settings.keyPrefix() + "redlock:node";
-    this.fenceKey = settings.keyPrefix() + "redlock:fence";
-    this.restartDelayMillis = restartDelay.toMillis();
-    this.retries = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "relock-redlock-retry");
-      t.setDaemon(true);
-      return t;
-    });
-    this.retries.setRemoveOnCancelPolicy(true);
     this.byScript = Map.of(
         Scripts.ACQUIRE.sha1(), this::acquire,
         Scripts.RELEASE.sha1(), this::release,
@@ -140,18 +98,19 @@ final class RedlockDriver implements RedisDriver {
         Scripts.SERVER_INFO.sha1(), (keys, args) -> serverInfo(keys, args));
   }
 
-  int majority() {
+  @Override
+  public int majority() {
     return majority;
   }
 
-  /** The masters, for reads that must see each one's answer ({@link LockInspector}). */
-  List<Node> nodes() {
+  @Override
+  public List<Node> nodes() {
     return nodes;
   }
 
-  /** Each master's fence key (see redlock_acquire.lua). */
-  String fenceKey() {
-    return fenceKey;
+  @Override
+  public String fenceKey() {
+    return masters.fenceKey();
   }
 
   // ---- the RedisDriver the engine sees ------------------------------------------------------
@@ -206,55 +165,10 @@ final class RedlockDriver implements RedisDriver {
     }
   }
 
-  /**
-   * Waits (at most twice the command timeout) for the releases still being tried again on slow
-   * nodes, so that a client closing right after a release leaves nothing on them; then closes
-   * every node's driver. Releases still under way then (a master paused or unreachable past that
-   * wait) go on in the background, each until its node answers or it gives up (see {@link
-   * #releaseOn}), and the node drivers are closed after them: closing them now would leave each
-   * such hold on its master for a whole lease, for a client that is gone (the Redlock stress
-   * suite's lock left on one master after its client closed, seed 20261125).
-   */
+  /** Closes the masters' drivers after the releases still tried on slow ones: see {@link RedlockNodes#close}. */
   @Override
   public void close() {
-    long deadline = System.nanoTime() + settings.commandTimeout().multipliedBy(2).toNanos();
-    while (!pendingReleases.isEmpty() && System.nanoTime() - deadline < 0) {
-      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-    }
-    if (!pendingReleases.isEmpty()) {
-      log.debug("closing: {} release(s) still tried on slow Redlock nodes; the nodes close after them",
-          pendingReleases.size());
-      closeOnceReleased();
-      return;
-    }
-    closeNow();
-  }
-
-  /** Checks on the retry thread until no release is pending, then closes. */
-  private void closeOnceReleased() {
-    try {
-      retries.schedule(() -> {
-        if (pendingReleases.isEmpty()) {
-          closeNow();
-        } else {
-          closeOnceReleased();
-        }
-      }, 50, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
-      closeNow();
-    }
-  }
-
-  private void closeNow() {
-    closing = true;
-    retries.shutdownNow();
-    for (Node n : nodes) {
-      try {
-        n.driver().close();
-      } catch (RuntimeException e) {
-        log.debug("closing Redlock node {} failed", n.name(), e);
-      }
-    }
+    masters.close();
   }
 
   // ---- acquire.lua ----------------------------------------------------------------------------
@@ -264,17 +178,18 @@ final class RedlockDriver implements RedisDriver {
     ScriptCalls.Acquire call = ScriptCalls.Acquire.of(args);
     String owner = call.owner();
     long lease = call.leaseMillis();
-    String mode = call.mode();
+    AcquireMode mode = call.mode();
     return switch (mode) {
-      case "reenter" -> reenter(keys, owner, Long.toString(lease));
-      case "abandon" -> releaseEverywhere(keys, owner).thenApply(v -> List.<Object>of(-1L, 0L, 0L));
-      case "try", "giveup" -> attempt(keys, owner, lease, "take", call, mode, true);
-      default -> attempt(keys, owner, lease, "wait", call, mode, true); // wait, recheck
+      case REENTER -> reenter(keys, owner, Long.toString(lease));
+      case ABANDON -> releaseEverywhere(keys, owner).thenApply(v -> List.<Object>of(-1L, 0L, 0L));
+      case TRY, GIVEUP -> attempt(keys, owner, lease, "take", call, mode, true);
+      case WAIT, RECHECK -> attempt(keys, owner, lease, "wait", call, mode, true);
     };
   }
 
   private CompletableFuture<List<Object>> reenter(List<String> keys, String owner, String lease) {
-    return onEveryNode(n -> runAcquire(n, keys, owner, lease, "reenter", "1", "", ""), keys).thenApply(answers -> {
+    return masters.onEveryNode(n -> masters.runAcquire(n, keys, owner, lease, "reenter", "1", "", ""), keys)
+        .thenApply(answers -> {
       long count = 0;
       int ok = 0;
       int unknown = 0;
@@ -291,24 +206,24 @@ final class RedlockDriver implements RedisDriver {
       }
       if (ok + unknown >= majority) {
         // The hold may still be on a majority (a master that has it did not answer): not a loss.
-        throw withoutMajority("to re-enter " + keys.get(0), answers, errors(answers));
+        throw masters.withoutMajority("to re-enter " + keys.get(0), answers, errors(answers));
       }
-      requireMajorityAnswered(answers, keys, ok);
+      masters.requireMajorityAnswered(answers, keys, ok);
       return List.<Object>of(-2L, 0L, 0L);
     });
   }
 
   private CompletableFuture<List<Object>> attempt(List<String> keys, String owner, long lease, String nodeMode,
-      ScriptCalls.Acquire call, String mode, boolean mayMark) {
+      ScriptCalls.Acquire call, AcquireMode mode, boolean mayMark) {
     long started = System.nanoTime();
     String leaseArg = Long.toString(lease);
     String attempt = Long.toString(attempts.incrementAndGet());
-    return onEveryNode(n -> runAcquire(n, keys, owner, leaseArg, nodeMode, Long.toString(call.entryMillis()),
-        call.channel(), attempt), keys)
+    return masters.onEveryNode(n -> masters.runAcquire(n, keys, owner, leaseArg, nodeMode,
+        Long.toString(call.entryMillis()), call.channel(), attempt), keys)
         .thenCompose(answers -> {
           List<Answer> unmarked = answers.stream().filter(a -> a.code() == -9).toList();
           if (!unmarked.isEmpty() && mayMark) {
-            return mark(unmarked, answers).thenCompose(marked -> marked
+            return masters.mark(unmarked, answers).thenCompose(marked -> marked
                 ? attempt(keys, owner, lease, nodeMode, call, mode, false)
                 : decide(keys, owner, attempt, lease, mode, started, answers));
           }
@@ -317,7 +232,7 @@ final class RedlockDriver implements RedisDriver {
   }
 
   private CompletableFuture<List<Object>> decide(List<String> keys, String owner, String attempt, long lease,
-      String mode, long started, List<Answer> answers) {
+      AcquireMode mode, long started, List<Answer> answers) {
     List<Node> granted = new ArrayList<>();
     long highestFence = 0;
     for (Answer a : answers) {
@@ -336,7 +251,7 @@ final class RedlockDriver implements RedisDriver {
     String token = Long.toString(chosen);
     List<CompletableFuture<Answer>> writes = new ArrayList<>();
     for (Node n : granted) {
-      writes.add(answer(n, n.scripts().run(NODE_FENCE, List.of(keys.get(0), fenceKey), List.of(owner, token),
+      writes.add(answer(n, n.scripts().run(NODE_FENCE, List.of(keys.get(0), masters.fenceKey()), List.of(owner, token),
           keys.get(0))));
     }
     return all(writes).thenCompose(written -> {
@@ -352,13 +267,13 @@ final class RedlockDriver implements RedisDriver {
   }
 
   /** The engine's answer for an attempt that did not get a majority (see acquire.lua). */
-  private List<Object> refused(String mode, List<Answer> answers, int granted, List<String> keys) {
-    requireMajorityAnswered(answers, keys, granted);
-    if ("giveup".equals(mode)) {
+  private List<Object> refused(AcquireMode mode, List<Answer> answers, int granted, List<String> keys) {
+    masters.requireMajorityAnswered(answers, keys, granted);
+    if (mode == AcquireMode.GIVEUP) {
       return List.of(-1L, 0L, 0L);
     }
     long pttl = majorityFreeInMillis(answers);
-    return "try".equals(mode) ? List.of(0L, 0L, pttl) : List.of(0L, 0L, pttl, 0L);
+    return mode == AcquireMode.TRY ? List.of(0L, 0L, pttl) : List.of(0L, 0L, pttl, 0L);
   }
 
   /**
@@ -387,152 +302,31 @@ final class RedlockDriver implements RedisDriver {
     return at == 0 ? 1 + ThreadLocalRandom.current().nextInt(4) : at;
   }
 
-  /**
-   * Fails (so that the engine tries again within the caller's wait) when fewer than a majority of
-   * nodes could take part: the message names every node that could not, and why.
-   */
-  private void requireMajorityAnswered(List<Answer> answers, List<String> keys, int granted) {
-    int usable = 0;
-    List<String> why = new ArrayList<>();
-    for (Answer a : answers) {
-      long code = a.code();
-      if (a.error() != null) {
-        why.add(a.node().name() + ": " + message(a.error()));
-      } else if (code == -8) {
-        why.add(a.node().name() + ": in its delayed restart for " + a.n(2) + " ms more (it lost its data)");
-      } else if (code == -9) {
-        why.add(a.node().name() + ": no relock marker (never used, or lost its data); kept out until enough"
-            + " other nodes answer to mark it");
-      } else {
-        usable++;
-      }
-    }
-    if (usable < majority) {
-      RuntimeException failure = withoutMajority("for " + keys.get(0), answers, why);
-      if (failure instanceof RefusedException) {
-        throw failure;
-      }
-      throw new RedlockUnavailableException("only " + usable + " of " + nodes.size() + " Redlock nodes could take part"
-          + " (a majority is " + majority + ") for " + keys.get(0) + ": " + String.join("; ", why));
-    }
-  }
-
-  /**
-   * What went wrong on one node: an error reply as the node's runner explained it (with the
-   * permission the node's script lacks, for an ACL refusal), else what went wrong at the bottom
-   * (the node runner's message already names the node and lock). Passwords are hidden: the
-   * runner's redaction already ran over a refusal, and this one runs over the rest.
-   */
-  private static String message(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ScriptRunner.Rejected r) {
-        return r.detail();
-      }
-    }
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return RedisUri.redact(t instanceof java.util.concurrent.TimeoutException ? "no answer in time"
-        : String.valueOf(t.getMessage()));
-  }
-
-  /**
-   * Why fewer than a majority of nodes could take part in a call about {@code key}, as the
-   * exception to fail it with: {@link RefusedException} when the nodes that answered with an
-   * error reply (an ACL refusal, a script error) are so many that no majority is possible without
-   * them, so that the caller is told Redis refused rather than asked to try again; else {@link
-   * RedlockUnavailableException}, which passes.
-   */
-  private RuntimeException withoutMajority(String what, List<Answer> answers, List<String> why) {
-    List<String> refusals = answers.stream().filter(a -> refused(a.error()))
-        .map(a -> a.node().name() + ": " + message(a.error())).toList();
-    int refused = refusals.size();
-    if (nodes.size() - refused < majority) {
-      return new RefusedException(refused + " of " + nodes.size() + " Redlock masters refused the call (a majority is "
-          + majority + ") " + what + ": " + String.join("; ", refusals));
-    }
-    return new RedlockUnavailableException("could not reach a majority of Redlock nodes " + what
-        + (why.isEmpty() ? "" : ": " + String.join("; ", why)));
-  }
-
   /** Releases the lock for {@code owner} on every node that may have it: granted, or unknown. */
   private CompletableFuture<Void> giveBack(List<String> keys, String owner, String attempt, List<Answer> answers,
       List<Node> granted) {
     List<CompletableFuture<Answer>> releases = new ArrayList<>();
     for (Answer a : answers) {
       if (granted.contains(a.node()) || a.error() != null) {
-        releases.add(releaseOn(a.node(), keys, owner, attempt, null));
+        releases.add(masters.releaseOn(a.node(), keys, owner, attempt, null));
       }
     }
     return all(releases).thenApply(v -> null);
   }
 
   private CompletableFuture<Void> releaseEverywhere(List<String> keys, String owner) {
-    return onEveryNode(n -> releaseOn(n, keys, owner, "", null), keys).thenApply(answers -> {
+    return masters.onEveryNode(n -> masters.releaseOn(n, keys, owner, "", null), keys).thenApply(answers -> {
       long gotThrough = answers.stream().filter(a -> a.error() == null).count();
       if (gotThrough < majority) {
         // The owner may still hold a majority: let the engine try again. (A minority not reached
         // may keep a grant to the withdrawn owner until its lease ends: it holds nobody up, since
         // the majority that answered is free of it.)
-        RuntimeException failure = withoutMajority("to withdraw " + keys.get(0), answers, errors(answers));
+        RuntimeException failure = masters.withoutMajority("to withdraw " + keys.get(0), answers, errors(answers));
         throw failure instanceof RefusedException ? failure : new RedlockUnavailableException(
             "could not reach a majority of Redlock nodes to withdraw " + keys.get(0) + ": "
                 + String.join("; ", errors(answers)));
       }
       return null;
-    });
-  }
-
-  // ---- node markers: first use, and nodes that lost their data ------------------------------
-
-  /**
-   * Marks nodes that have no marker. If every node answered without one, this is a first use:
-   * all are marked at once. Otherwise the unmarked nodes lost their data: each gets the delayed
-   * restart and a fence floor, provided enough marked nodes answered to cover every token
-   * written to a majority before (more than N − majority of them). Completes with whether a node
-   * became usable at once (so the attempt is worth repeating).
-   */
-  private CompletableFuture<Boolean> mark(List<Answer> unmarked, List<Answer> answers) {
-    if (unmarked.size() == nodes.size()) {
-      List<CompletableFuture<Answer>> inits = new ArrayList<>();
-      for (Answer a : unmarked) {
-        inits.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
-            List.of("init", "0", "0"), "(Redlock node marker)")));
-      }
-      return all(inits).thenApply(done -> true);
-    }
-    long marked = answers.stream().filter(a -> a.reply() != null && a.code() != -9).count();
-    if (marked < nodes.size() - majority + 1) {
-      return CompletableFuture.completedFuture(false); // cannot cover its fence yet: keep it out
-    }
-    List<CompletableFuture<Answer>> reads = new ArrayList<>();
-    for (Answer a : answers) {
-      if (a.reply() != null && a.code() != -9) {
-        reads.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
-            List.of("read", "0", "0"), "(Redlock fence)")));
-      }
-    }
-    return all(reads).thenCompose(fences -> {
-      long floor = 0;
-      long read = 0;
-      for (Answer f : fences) {
-        if (f.reply() != null) {
-          read++;
-          floor = Math.max(floor, f.n(0));
-        }
-      }
-      if (read < nodes.size() - majority + 1) {
-        return CompletableFuture.completedFuture(false);
-      }
-      List<CompletableFuture<Answer>> recoveries = new ArrayList<>();
-      for (Answer a : unmarked) {
-        log.warn("Redlock node {} lost its data: it takes part again in {} ms (delayed restart), fence floor {}",
-            a.node().name(), restartDelayMillis, floor);
-        recoveries.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
-            List.of("recover", Long.toString(floor), Long.toString(restartDelayMillis)), "(Redlock node marker)")));
-      }
-      return all(recoveries).thenApply(done -> restartDelayMillis == 0);
     });
   }
 
@@ -548,7 +342,7 @@ final class RedlockDriver implements RedisDriver {
     if (call.all()) {
       return releaseAll(keys, owner);
     }
-    return onEveryNode(n -> runRelease(n, keys, owner, "0", "0", "", ""), keys)
+    return masters.onEveryNode(n -> masters.runRelease(n, keys, owner, "0", "0", "", ""), keys)
         .thenApply(answers -> {
       int released = 0;
       int unknown = 0;
@@ -568,7 +362,7 @@ final class RedlockDriver implements RedisDriver {
         return List.<Object>of(1L, Math.max(1, count));
       }
       if (released + unknown >= majority) {
-        throw withoutMajority("to release " + keys.get(0), answers, errors(answers));
+        throw masters.withoutMajority("to release " + keys.get(0), answers, errors(answers));
       }
       return List.<Object>of(other ? 0L : -1L, 0L); // lost on a majority
     });
@@ -588,7 +382,7 @@ final class RedlockDriver implements RedisDriver {
    */
   private CompletableFuture<List<Object>> releaseAll(List<String> keys, String owner) {
     String id = keys.get(0) + " " + owner;
-    return onEveryNode(n -> releaseOn(n, keys, owner, "", id), keys).thenApply(answers -> {
+    return masters.onEveryNode(n -> masters.releaseOn(n, keys, owner, "", id), keys).thenApply(answers -> {
       java.util.Set<String> released = new java.util.HashSet<>();
       boolean other = false;
       for (Answer a : answers) {
@@ -598,7 +392,7 @@ final class RedlockDriver implements RedisDriver {
           other = true;
         }
       }
-      ReleasedOn before = releasedSoFar.get(id);
+      ReleasedOn before = masters.releasedSoFar.get(id);
       if (before != null) {
         released.addAll(before.nodes());
       }
@@ -614,15 +408,15 @@ final class RedlockDriver implements RedisDriver {
         }
       }
       if (released.size() >= majority) {
-        releasedSoFar.remove(id);
+        masters.releasedSoFar.remove(id);
         return List.<Object>of(2L, 0L);
       }
-      RuntimeException refusal = withoutMajority("to release " + keys.get(0), answers, List.of());
+      RuntimeException refusal = masters.withoutMajority("to release " + keys.get(0), answers, List.of());
       if (refusal instanceof RefusedException) {
         throw refusal;
       }
       if (released.size() + mayHaveRun + unsent >= majority) {
-        remember(id, released);
+        masters.remember(id, released);
         String why = "could not release " + keys.get(0) + " on a majority of Redlock nodes: " + String.join("; ",
             answers.stream().filter(a -> a.error() != null).map(a -> a.node().name() + ": " + message(a.error())).toList());
         if (released.size() + mayHaveRun >= majority) {
@@ -630,20 +424,9 @@ final class RedlockDriver implements RedisDriver {
         }
         throw new io.relock.spi.CommandNotSentException(why + " (never sent to them)", null);
       }
-      releasedSoFar.remove(id);
+      masters.releasedSoFar.remove(id);
       return List.<Object>of(other ? 0L : -1L, 0L); // lost on a majority
     });
-  }
-
-  /**
-   * Adds {@code nodes} to what release {@code id} freed so far, and forgets releases older than
-   * any retry of theirs (the engine and the background retries give up within the longest lease).
-   */
-  private void remember(String id, java.util.Set<String> nodes) {
-    long now = System.nanoTime();
-    long stale = (restartDelayMillis + 2 * settings.commandTimeout().toMillis()) * 1_000_000L;
-    releasedSoFar.values().removeIf(r -> now - r.sinceNanos() > stale);
-    releasedSoFar.merge(id, new ReleasedOn(java.util.Set.copyOf(nodes), now), (old, more) -> old.with(more.nodes()));
   }
 
   /**
@@ -653,7 +436,7 @@ final class RedlockDriver implements RedisDriver {
    */
   private CompletableFuture<List<Object>> renew(List<String> keys, List<String> args) {
     int holds = keys.size();
-    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.RENEW, keys, args, holds + " locks")), keys)
+    return masters.onEveryNode(n -> answer(n, n.scripts().run(Scripts.RENEW, keys, args, holds + " locks")), keys)
         .thenApply(answers -> {
           List<ScriptCalls.Renewed> replies = new ArrayList<>();
           for (Answer a : answers) {
@@ -689,7 +472,7 @@ final class RedlockDriver implements RedisDriver {
    * majority): not a loss.
    */
   private CompletableFuture<List<Object>> extend(List<String> keys, List<String> args) {
-    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.EXTEND, keys, args, keys.get(0))), keys)
+    return masters.onEveryNode(n -> answer(n, n.scripts().run(Scripts.EXTEND, keys, args, keys.get(0))), keys)
         .thenApply(answers -> {
           int set = 0;
           int unknown = 0;
@@ -714,7 +497,7 @@ final class RedlockDriver implements RedisDriver {
 
   /** See inspect.lua; the owner is the one a majority names, else none (no queue, no per-name fence here). */
   private CompletableFuture<List<Object>> inspect(List<String> keys) {
-    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.REDLOCK_INSPECT, List.of(keys.get(0)), List.of(),
+    return masters.onEveryNode(n -> answer(n, n.scripts().run(Scripts.REDLOCK_INSPECT, List.of(keys.get(0)), List.of(),
         keys.get(0))), keys).thenApply(answers -> {
           int answered = 0;
           for (Answer a : answers) {
@@ -733,7 +516,7 @@ final class RedlockDriver implements RedisDriver {
             }
           }
           if (answered < majority) {
-            RuntimeException failure = withoutMajority("to inspect " + keys.get(0), answers, errors(answers));
+            RuntimeException failure = masters.withoutMajority("to inspect " + keys.get(0), answers, errors(answers));
             throw failure instanceof RefusedException ? failure : new RedlockUnavailableException("only " + answered
                 + " of " + nodes.size() + " Redlock nodes answered for " + keys.get(0) + ": "
                 + String.join("; ", errors(answers)));
@@ -744,8 +527,9 @@ final class RedlockDriver implements RedisDriver {
 
   /** See force_unlock.lua: frees the lock on every node, telling its waiters and its holder. */
   private CompletableFuture<List<Object>> forceUnlock(List<String> keys, List<String> args) {
-    return onEveryNode(n -> runRelease(n, keys, "", "1", "1", "", args.get(1)), keys).thenApply(answers -> {
-      requireMajorityAnswered(answers, keys, 0);
+    return masters.onEveryNode(n -> masters.runRelease(n, keys, "", "1", "1", "", args.get(1)), keys)
+        .thenApply(answers -> {
+      masters.requireMajorityAnswered(answers, keys, 0);
       long held = answers.stream().filter(a -> a.reply() != null && a.n(1) == 1).count();
       return List.<Object>of(held > 0 ? 1L : 0L, 0L);
     });
@@ -756,7 +540,7 @@ final class RedlockDriver implements RedisDriver {
    * could delete a lock if one has it, and the oldest version.
    */
   private CompletableFuture<List<Object>> serverInfo(List<String> keys, List<String> args) {
-    return onEveryNode(n -> answer(n, n.scripts().run(Scripts.SERVER_INFO, keys, args, "(server check)")), keys)
+    return masters.onEveryNode(n -> answer(n, n.scripts().run(Scripts.SERVER_INFO, keys, args, "(server check)")), keys)
         .thenApply(answers -> {
           String policy = null;
           String version = null;
@@ -780,169 +564,4 @@ final class RedlockDriver implements RedisDriver {
         });
   }
 
-  // ---- plumbing -------------------------------------------------------------------------------
-
-  private CompletableFuture<Answer> runAcquire(Node n, List<String> keys, String owner, String lease, String mode,
-      String entryMillis, String channel, String attempt) {
-    return answer(n, n.scripts().run(NODE_ACQUIRE, List.of(keys.get(0), freedChannelsKey(keys), markerKey, fenceKey),
-        List.of(owner, lease, mode, entryMillis, channel, attempt), keys.get(0)));
-  }
-
-  /**
-   * Releases every hold of {@code owner} on node {@code n}. The first answer is what the caller
-   * counts; if it is a failure that may pass (the node paused, a connection lost), the release is
-   * tried again in the background until the node answers or the longest lease has passed, so that
-   * a node that was slow during a release or a give-back keeps no stray hold for a whole lease.
-   */
-  private CompletableFuture<Answer> releaseOn(Node n, List<String> keys, String owner, String attempt, String trackId) {
-    // Pending from the first call on, so that close() cannot miss a release whose retry is not
-    // scheduled yet when the first answer reaches the caller.
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    pendingReleases.add(done);
-    done.whenComplete((v, e) -> pendingReleases.remove(done));
-    CompletableFuture<Answer> first = sendRelease(n, keys, owner, attempt, trackId);
-    first.whenComplete((a, e) -> {
-      if (a != null && a.error() != null && ScriptRunner.isTransient(a.error())) {
-        retryRelease(n, keys, owner, attempt, trackId, System.nanoTime() + restartDelayMillis * 1_000_000L, 0, done);
-      } else {
-        done.complete(null);
-      }
-    });
-    return first;
-  }
-
-  /** Tries a release again after a backoff; completes {@code done} when it is over, however. */
-  private void retryRelease(Node n, List<String> keys, String owner, String ownAttempt, String trackId, long giveUpAt,
-      int attempt, CompletableFuture<Void> done) {
-    if (closing || System.nanoTime() - giveUpAt > 0) {
-      done.complete(null);
-      return;
-    }
-    try {
-      retries.schedule(() -> sendRelease(n, keys, owner, ownAttempt, trackId).whenComplete((a, e) -> {
-        if (a != null && a.error() != null && ScriptRunner.isTransient(a.error())) {
-          retryRelease(n, keys, owner, ownAttempt, trackId, giveUpAt, attempt + 1, done);
-          return;
-        }
-        done.complete(null);
-      }), Retry.backoffNanos(attempt), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
-      done.complete(null);
-    }
-  }
-
-  /**
-   * Sends one call of a full release to node {@code n}. For a release that {@link #releaseAll}
-   * counts ({@code trackId} not null), calls to the same node go one at a time: a call waits until
-   * the previous one of the same release there has been answered, and one that freed the lock is
-   * remembered before its answer is passed on. Otherwise a retry that freed the node on one
-   * connection could be answered after a later attempt's call on another connection found the node
-   * free and was counted first: a release that freed a majority was then reported as a loss to
-   * another owner (the Redlock stress run on Jedis, whose calls travel on several connections).
-   */
-  private CompletableFuture<Answer> sendRelease(Node n, List<String> keys, String owner, String attempt,
-      String trackId) {
-    if (trackId == null) {
-      return runRelease(n, keys, owner, "1", "0", attempt, "");
-    }
-    String slot = trackId + " " + n.name();
-    CompletableFuture<Answer> mine = new CompletableFuture<>();
-    CompletableFuture<Answer> before = releasesOut.put(slot, mine);
-    Runnable send = () -> {
-      CompletableFuture<Answer> call;
-      try {
-        call = runRelease(n, keys, owner, "1", "0", attempt, "");
-      } catch (RuntimeException e) {
-        call = CompletableFuture.completedFuture(new Answer(n, null, e));
-      }
-      call.whenComplete((a, e) -> {
-        if (a != null && a.reply() != null && a.code() == 2) {
-          remember(trackId, java.util.Set.of(n.name()));
-        }
-        releasesOut.remove(slot, mine);
-        mine.complete(a != null ? a : new Answer(n, null, e));
-      });
-    };
-    if (before == null) {
-      send.run();
-    } else {
-      before.whenComplete((a, e) -> send.run());
-    }
-    return mine;
-  }
-
-  private CompletableFuture<Answer> runRelease(Node n, List<String> keys, String owner, String all, String force,
-      String attempt, String holderChannels) {
-    return answer(n, n.scripts().run(NODE_RELEASE, List.of(keys.get(0), freedChannelsKey(keys)),
-        List.of(owner, all, force, attempt, holderChannels), keys.get(0)));
-  }
-
-  /**
-   * Where a master keeps the channels to tell when it frees the lock (see redlock_acquire.lua): the
-   * key a single Redis keeps the lock's queue under, unused by Redlock otherwise.
-   */
-  private static String freedChannelsKey(List<String> keys) {
-    return keys.get(0) + ":q";
-  }
-
-  private static CompletableFuture<Answer> answer(Node n, CompletableFuture<List<Object>> call) {
-    return call.handle((reply, error) -> new Answer(n, error == null ? reply : null, error));
-  }
-
-  private CompletableFuture<List<Answer>> onEveryNode(java.util.function.Function<Node, CompletableFuture<Answer>> call,
-      List<String> keys) {
-    List<CompletableFuture<Answer>> each = new ArrayList<>(nodes.size());
-    for (Node n : nodes) {
-      try {
-        each.add(call.apply(n));
-      } catch (RuntimeException e) {
-        each.add(CompletableFuture.completedFuture(new Answer(n, null, e)));
-      }
-    }
-    return all(each);
-  }
-
-  private static CompletableFuture<List<Answer>> all(List<CompletableFuture<Answer>> each) {
-    return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
-        .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
-  }
-
-  /** Whether {@code error} is an error reply that trying again would not change (not LOADING, BUSY, ...). */
-  private static boolean refused(Throwable error) {
-    if (error == null || ScriptRunner.isTransient(error)) {
-      return false;
-    }
-    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof io.relock.spi.RedisReplyException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Each node that failed, and why: {@code <node>: <why>}. */
-  private static List<String> errors(List<Answer> answers) {
-    return answers.stream().filter(a -> a.error() != null).map(a -> a.node().name() + ": " + message(a.error())).toList();
-  }
-
-  /**
-   * So many nodes answered a call with an error reply (an ACL refusal, say) that no majority is
-   * possible: not transient, and the engine reports it as Redis's refusal, node by node.
-   */
-  static final class RefusedException extends io.relock.spi.RedisReplyException {
-    private static final long serialVersionUID = 1L;
-
-    RefusedException(String message) {
-      super(message);
-    }
-  }
-
-  /** Fewer than a majority of nodes could take part; transient: the engine tries again within its wait. */
-  static final class RedlockUnavailableException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RedlockUnavailableException(String message) {
-      super(message);
-    }
-  }
 }

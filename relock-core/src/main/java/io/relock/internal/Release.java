@@ -56,7 +56,7 @@ final class Release {
     this.caller = caller;
     long now = System.nanoTime();
     this.callerDeadline = now + engine.settings().commandTimeout().toNanos();
-    this.retry = new Retry(engine, state);
+    this.retry = new Retry(engine.timer, state);
   }
 
   /**
@@ -87,7 +87,7 @@ final class Release {
     }
     // Where the hold may well be another owner's by now, Redis reads it before taking it.
     boolean careful = all && (outcomeUnknown || hold.lostReason() != null || sent - hold.validUntilNanos() >= 0);
-    engine.runRelease(hold, all, careful, passTo, ahead, follows && passTo != null)
+    engine.calls.runRelease(hold, all, careful, passTo, ahead, follows && passTo != null)
         .whenComplete((reply, error) -> state.post(() -> onReply(passTo, sent, reply, error)));
   }
 

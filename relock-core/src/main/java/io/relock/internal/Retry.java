@@ -13,7 +13,7 @@ final class Retry {
   private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
   private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private final LockEngine engine;
+  private final ClientTimer clock;
   private final LockState state;
   private int generation;
   private Runnable armed;
@@ -22,8 +22,8 @@ final class Retry {
   private long firesAt;
   private int failures;
 
-  Retry(LockEngine engine, LockState state) {
-    this.engine = engine;
+  Retry(ClientTimer clock, LockState state) {
+    this.clock = clock;
     this.state = state;
   }
 
@@ -33,7 +33,7 @@ final class Retry {
     int mine = generation;
     armed = action;
     firesAt = System.nanoTime() + Math.max(0, delayNanos);
-    timer = engine.schedule(Math.max(0, delayNanos), () -> state.post(() -> fire(mine)));
+    timer = clock.schedule(Math.max(0, delayNanos), () -> state.post(() -> fire(mine)));
   }
 
   /** Whether an action is armed to fire within {@code nanos} from now. */

@@ -20,7 +20,7 @@ public final class ScriptCalls {
   /**
    * {@code acquire.lua}'s arguments.
    *
-   * @param channel the client's channel, or {@link LockEngine#SHARDED_CHANNEL}
+   * @param channel the client's channel, or {@link LockCalls#SHARDED_CHANNEL}
    */
   public static List<String> acquire(String owner, long leaseMillis, String mode, String retentionMillis,
       long entryMillis, long claimMillis, boolean acked, String channel) {
@@ -29,10 +29,11 @@ public final class ScriptCalls {
   }
 
   /** {@code acquire.lua}'s arguments, read back. */
-  record Acquire(String owner, long leaseMillis, String mode, long entryMillis, String channel) {
+  record Acquire(String owner, long leaseMillis, AcquireMode mode, long entryMillis, String channel) {
     static Acquire of(List<String> args) {
       String[] queue = args.get(4).split(" ", 4);
-      return new Acquire(args.get(0), Long.parseLong(args.get(1)), args.get(2), Long.parseLong(queue[0]), queue[3]);
+      return new Acquire(args.get(0), Long.parseLong(args.get(1)), AcquireMode.ofWire(args.get(2)),
+          Long.parseLong(queue[0]), queue[3]);
     }
   }
 

@@ -222,7 +222,7 @@ final class ScriptRunner {
       }
       // A Redlock refusal's text already says, node by node, what each refused.
       String detail = text
-          + (cause instanceof RedlockDriver.RefusedException ? "" : PermissionDenial.explain(script, text));
+          + (cause instanceof RedlockNodes.RefusedException ? "" : PermissionDenial.explain(script, text));
       return new Rejected("Redis rejected " + script + " for lock '" + what + "'" + key + ": " + detail, detail, cause);
     }
     if (cause instanceof TimeoutException) {

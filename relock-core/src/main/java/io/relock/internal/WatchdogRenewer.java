@@ -79,7 +79,7 @@ final class WatchdogRenewer {
   private final ScriptRunner scripts;
   private final ScheduledExecutorService scheduler;
   private final long leaseMillis;
-  /** How long after a renewal is sent Redis may hold its leases, at most (see LockEngine#extendedByCallTo). */
+  /** How long after a renewal is sent Redis may hold its leases, at most (see LeaseKeeper#extendedByCallTo). */
   private final long extendsForNanos;
   private final long tickNanos;
   private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();

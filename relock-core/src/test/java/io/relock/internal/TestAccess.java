@@ -86,9 +86,9 @@ public final class TestAccess {
    * and waits until the lock state it names has handled it.
    */
   public static void deliverNotification(Relock client, String message, Duration patience) throws Exception {
-    java.lang.reflect.Method deliver = LockEngine.class.getDeclaredMethod("onNotification", String.class);
-    deliver.setAccessible(true);
-    deliver.invoke(engine(client), message);
+    Field notifications = LockEngine.class.getDeclaredField("notifications");
+    notifications.setAccessible(true);
+    ((Notifications) notifications.get(engine(client))).onNotification(message);
     LockState state = states(client).get(message.substring(message.lastIndexOf(' ') + 1));
     if (state != null) {
       CompletableFuture<Void> handled = new CompletableFuture<>();
