@@ -234,18 +234,38 @@ final class RedlockNodes {
    * restart and a fence floor, provided enough marked nodes answered to cover every token
    * written to a majority before (more than N − majority of them). Completes with whether a node
    * became usable at once (so the attempt is worth repeating).
+   *
+   * <p>One case would otherwise keep the nodes out for good: every node answered, and too few of
+   * them have a marker to cover the fence, so waiting for more answers cannot help. That is a first
+   * use whose marking was cut short (a marker call that timed out unsent on a busy client), or a
+   * majority that lost its data at once (outside what Redlock promises). The unmarked nodes then
+   * get the delayed restart with the floor the marked ones give: it keeps them from granting a lock
+   * that may still be held for as long as any lease lasts, and tokens still rise with the servers'
+   * clocks, which every fence follows.
    */
   CompletableFuture<Boolean> mark(List<Answer> unmarked, List<Answer> answers) {
     if (unmarked.size() == nodes.size()) {
       List<CompletableFuture<Answer>> inits = new ArrayList<>();
       for (Answer a : unmarked) {
-        inits.add(answer(a.node(), a.node().scripts().run(NODE_MARK, List.of(markerKey, fenceKey),
-            List.of("init", "0", "0"), "(Redlock node marker)")));
+        inits.add(init(a.node()));
       }
-      return all(inits).thenApply(done -> true);
+      // A marker call that failed (timed out unsent on a busy client, say) is sent once more: a
+      // first use left half marked looks like nodes that lost their data, and waits out the
+      // delayed restart. Marking a node twice changes nothing.
+      return all(inits).thenCompose(done -> {
+        List<CompletableFuture<Answer>> again = new ArrayList<>();
+        for (Answer d : done) {
+          if (d.reply() == null) {
+            again.add(init(d.node()));
+          }
+        }
+        return all(again).thenApply(retried -> true);
+      });
     }
     long marked = answers.stream().filter(a -> a.reply() != null && a.code() != -9).count();
-    if (marked < nodes.size() - majority + 1) {
+    boolean everyNodeAnswered = answers.size() == nodes.size() && answers.stream().allMatch(a -> a.reply() != null);
+    long cover = everyNodeAnswered ? Math.min(marked, nodes.size() - majority + 1) : nodes.size() - majority + 1;
+    if (marked < cover) {
       return CompletableFuture.completedFuture(false); // cannot cover its fence yet: keep it out
     }
     List<CompletableFuture<Answer>> reads = new ArrayList<>();
@@ -264,7 +284,7 @@ final class RedlockNodes {
           floor = Math.max(floor, f.n(0));
         }
       }
-      if (read < nodes.size() - majority + 1) {
+      if (read < cover) {
         return CompletableFuture.completedFuture(false);
       }
       List<CompletableFuture<Answer>> recoveries = new ArrayList<>();
@@ -276,6 +296,11 @@ final class RedlockNodes {
       }
       return all(recoveries).thenApply(done -> restartDelayMillis == 0);
     });
+  }
+
+  private CompletableFuture<Answer> init(Node n) {
+    return answer(n, n.scripts().run(NODE_MARK, List.of(markerKey, fenceKey), List.of("init", "0", "0"),
+        "(Redlock node marker)"));
   }
 
   // ---- calls on one master ---------------------------------------------------------------

@@ -429,6 +429,26 @@ public abstract class RedlockContract {
     assertThatThrownBy(lease::close).isInstanceOf(io.relock.LockLostException.class);
   }
 
+  /**
+   * One node marked and the others not, every node answering: a first use whose marking was cut
+   * short (a marker call that timed out unsent) looks like a majority that lost its data, and too
+   * few markers are there to cover a fence. The unmarked nodes wait out the delayed restart, then
+   * take part: the set is not kept out for good.
+   */
+  @Test
+  void aFirstUseWhoseMarkingWasCutShort_isUsableAfterTheDelayedRestart_notKeptOutForGood() {
+    long now = System.currentTimeMillis();
+    nodes.get(0).execute("HSET", MARKER, "since", Long.toString(now), "until", Long.toString(now));
+    nodes.get(0).execute("SET", FENCE, Long.toString(now * 1000));
+    Relock relock = client(b -> b.defaultLease(Duration.ofSeconds(1)).redlockRestartDelay(Duration.ofSeconds(2)));
+    try (LockLease lease = relock.lock("half-marked").acquire(PATIENCE)) {
+      assertThat(lease.fencingToken()).isGreaterThan(now * 1000);
+      for (RedisServer n : nodes) {
+        assertThat(n.execute("EXISTS", MARKER)).as("marker of " + n.uri()).isEqualTo(1L);
+      }
+    }
+  }
+
   @Test
   void aFixedLeaseLongerThanTheRestartDelay_isRefusedUpFront() {
     Relock relock = client(b -> b.defaultLease(Duration.ofSeconds(5)).redlockRestartDelay(Duration.ofSeconds(10)));
