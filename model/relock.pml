@@ -4,7 +4,7 @@
  * Redis runs each script as one atomic step (acquire.lua, release.lua, renew.lua, with
  * fence.lua, queue.lua, handoff.lua and lockvalue.lua inlined, as the loader does); each client is
  * the engine's state machine for one acquisition and its hold (Acquisition, Release, HeldLease,
- * WatchdogRenewer, LockEngine.confirmHandoff). Steps are named after the script or class and
+ * WatchdogRenewer, LeaseKeeper.confirmHandoff). Steps are named after the script or class and
  * line they stand for. See README.md for the bounds, the properties and what is left out.
  *
  * Time is discrete: one tick is one recheck interval / 2. It advances only when nothing else can
@@ -48,8 +48,8 @@
 
 #define LEASE 6    /* lease (ticks): relock's default 30 s lease is 3 watchdog ticks */
 #define RI    2    /* recheck interval */
-#define CLAIM 4    /* LockEngine.claimMillis: 2 recheck intervals */
-#define MARGIN 1   /* LockEngine.claimMarginNanos: a third of the claim, in whole ticks */
+#define CLAIM 4    /* LeaseKeeper.claimMillis: 2 recheck intervals */
+#define MARGIN 1   /* LeaseKeeper.claimMarginNanos: a third of the claim, in whole ticks */
 #define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
 #define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
 #define WD    2    /* watchdog tick: a third of the lease */
@@ -95,7 +95,7 @@
 #define C_CONFIRM 5   /* renew.lua on the caller's own hold (Acquisition.confirm) */
 #define C_REL1    6   /* release.lua ARGV[2]='1' (GETDEL) */
 #define C_REL2    7   /* release.lua ARGV[2]='2' (careful: read first) */
-#define C_RENEW   8   /* renew.lua (watchdog, LockEngine.confirmHandoff) */
+#define C_RENEW   8   /* renew.lua (watchdog, LeaseKeeper.confirmHandoff) */
 
 /* a call slot's state */
 #define S_FREE    0
@@ -162,7 +162,7 @@ byte gua[NA];       /* Release.giveUpAt */
 bool told[NA];      /* Release: the caller has its answer */
 bool conn[NA];      /* connection up */
 byte pz[NA];        /* paused until */
-bool orph[NA];      /* withdrawing an orphaned grant (LockEngine.withdrawOrphan) */
+bool orph[NA];      /* withdrawing an orphaned grant (LockCalls.withdrawOrphan) */
 /* the call slot (acquire.lua / release.lua / Acquisition.confirm) */
 byte ak[NA]; byte as[NA]; byte asent[NA]; byte adue[NA];
 byte acode[NA]; byte atok[NA]; byte apttl[NA]; byte aiss[NA];
@@ -669,7 +669,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.291-314) */
+/* Acquisition.send (l.372-399) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -679,7 +679,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.562-582) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.674-697) and LeaseKeeper.acquired: the lease counts from `from` */
 inline succeed(c, tok, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -705,7 +705,7 @@ inline succeed(c, tok, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.706-724) */
+/* Acquisition.cleanUp (l.821-839) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -714,7 +714,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.679-700): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.794-815): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -727,7 +727,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.443-459); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.531-547); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
 #ifdef BUG_DEAD_ON_ARRIVAL
   t_ok = 0
@@ -744,7 +744,7 @@ inline arrived_too_late(c, from, handed) {
 #endif
 }
 
-/* Acquisition.recheck (l.528-533) */
+/* Acquisition.recheck (l.640-645) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -752,7 +752,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.497-526) */
+/* Acquisition.busy (l.609-638) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -766,7 +766,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.536-554) */
+/* Acquisition.attemptFailed (l.648-666) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -776,7 +776,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.609-633): a grant notification */
+/* Acquisition.granted (l.724-748): a grant notification */
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -809,7 +809,7 @@ inline granted(c, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.334-396) and answered (l.398-429); onConfirmed (l.473-495) */
+/* Acquisition.onReply (l.419-484) and answered (l.486-517); onConfirmed (l.561-586) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if
@@ -893,7 +893,7 @@ inline on_error(c, mayrun) {
   fi
 }
 
-/* Release.send (l.69-83) */
+/* Release.send (l.78-92) */
 inline rel_send(c) {
   if
   :: fsent[c] == NONE -> fsent[c] = now
@@ -903,7 +903,7 @@ inline rel_send(c) {
   send(c, t_v)
 }
 
-/* Release.onReply (l.94-137) */
+/* Release.onReply (l.103-158) */
 inline rel_reply(c) {
   as[c] = S_FREE;
   t_d = acode[c];
@@ -925,7 +925,7 @@ inline rel_reply(c) {
   ph[c] = DONE; tmr[c] = NONE
 }
 
-/* Release.failed (l.147-177) */
+/* Release.failed (l.168-197) */
 inline rel_error(c, mayrun) {
   as[c] = S_FREE;
 #ifdef BUG_RELEASE_RETRY
@@ -1067,10 +1067,10 @@ end:
        :: tact[c] == T_ORPHAN -> if :: as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON) :: else fi
        fi;
        normalize(c) }
-  /* LockEngine.checkExpiry: the local deadline passed: lost, onLost runs */
+  /* LeaseKeeper.checkExpiry: the local deadline passed: lost, onLost runs */
   :: atomic { ALIVE(c) && ph[c] == HELD && !lost[c] && now >= vu[c] -> lost[c] = 1;
        normalize(c) }
-  /* WatchdogRenewer.tick / LockEngine.confirmHandoff: renew.lua */
+  /* WatchdogRenewer.tick / LeaseKeeper.confirmHandoff: renew.lua */
   :: atomic { ALIVE(c) && ph[c] == HELD && !lost[c] && now >= renAt[c] && rs[c] == S_FREE ->
        renAt[c] = now + WD; rsent[c] = now;
        if
@@ -1097,7 +1097,7 @@ end:
        rs[c] = S_FREE; rheld[c] = 0;
        check_exclusion();
        normalize(c) }
-  /* the caller closes its hold (LockEngine.close -> Release) */
+  /* the caller closes its hold (LeaseChanges.close -> Release) */
   :: atomic { ALIVE(c) && ph[c] == HELD && now >= relAt[c] && as[c] == S_FREE ->
        ph[c] = REL; told[c] = 0; unk[c] = 0; fsent[c] = NONE; tmr[c] = NONE;
        cdl[c] = now + CT;

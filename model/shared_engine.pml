@@ -5,7 +5,7 @@
  * kind_start), then includes this.
  *
  * The engine is relock.pml's, step for step (Acquisition, HeldLease, Release, the watchdog,
- * LockEngine.confirmHandoff), with what a shared kind changes: a grant has a serial beside its
+ * LeaseKeeper.confirmHandoff), with what a shared kind changes: a grant has a serial beside its
  * token (Acquisition.onReply: the fourth element of a reply to a grant; a notification's
  * "<serial>:<token>"), endedGrantsUpTo and the HELD-phase check compare serials, and a release is
  * never careful (LockKind.Shared.releaseArgs: ARGV[2] is always '1').
@@ -27,7 +27,7 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.291-314) */
+/* Acquisition.send (l.372-399) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
@@ -37,7 +37,7 @@ inline acq_send(c, kind) {
   send(c, kind)
 }
 
-/* Acquisition.succeed (l.562-582) and LockEngine.acquired: the lease counts from `from` */
+/* Acquisition.succeed (l.674-697) and LeaseKeeper.acquired: the lease counts from `from` */
 inline succeed(c, tok, ser, from, handed) {
   if
   :: ph[c] == ACTIVE ->
@@ -63,7 +63,7 @@ inline succeed(c, tok, ser, from, handed) {
   fi
 }
 
-/* Acquisition.cleanUp (l.706-724) */
+/* Acquisition.cleanUp (l.821-839) */
 inline cleanup(c, err) {
   if
   :: !err && !inredis[c] -> ph[c] = DONE; tmr[c] = NONE    /* settle */
@@ -72,7 +72,7 @@ inline cleanup(c, err) {
   fi
 }
 
-/* Acquisition.fail (l.679-700): the caller gets its failure; Redis is cleaned up */
+/* Acquisition.fail (l.794-815): the caller gets its failure; Redis is cleaned up */
 inline fail(c) {
   if
   :: ph[c] == ACTIVE ->
@@ -85,7 +85,7 @@ inline fail(c) {
   fi
 }
 
-/* Acquisition.arrivedTooLate (l.443-459); sets t_ok when the grant must not count yet */
+/* Acquisition.arrivedTooLate (l.531-547); sets t_ok when the grant must not count yet */
 inline arrived_too_late(c, from, handed) {
   if
 #ifdef BUG_HANDOVER_DEAD_ON_ARRIVAL
@@ -103,7 +103,7 @@ inline arrived_too_late(c, from, handed) {
   fi
 }
 
-/* Acquisition.recheck (l.528-533) */
+/* Acquisition.recheck (l.640-645) */
 inline recheck(c) {
   if
   :: ph[c] == ACTIVE && !infl[c] -> t_v = (now >= dl[c] -> C_GIVEUP : C_RECHECK); acq_send(c, t_v)
@@ -111,7 +111,7 @@ inline recheck(c) {
   fi
 }
 
-/* Acquisition.busy (l.497-526) */
+/* Acquisition.busy (l.609-638) */
 inline busy(c) {
   if
   :: asent[c] > gnet[c] -> gnet[c] = asent[c]
@@ -125,7 +125,7 @@ inline busy(c) {
   tmr[c] = now + t_d; tact[c] = T_RECHECK
 }
 
-/* Acquisition.attemptFailed (l.536-554) */
+/* Acquisition.attemptFailed (l.648-666) */
 inline attempt_failed(c, kind) {
   if
   :: now >= dl[c] -> fail(c)
@@ -135,7 +135,7 @@ inline attempt_failed(c, kind) {
   fi
 }
 
-/* Acquisition.granted (l.609-633), from LockState.granted: a grant notification */
+/* Acquisition.granted (l.724-748), from LockState.granted: a grant notification */
 inline granted(c, ser, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
@@ -163,7 +163,7 @@ inline granted(c, ser, tok) {
   fi
 }
 
-/* Acquisition.onReply (l.334-396) and answered (l.398-429); onConfirmed (l.473-495) */
+/* Acquisition.onReply (l.419-484) and answered (l.486-517); onConfirmed (l.561-586) */
 inline on_reply(c) {
   as[c] = S_FREE;
   if
@@ -245,7 +245,7 @@ inline on_error(c, mayrun) {
   fi
 }
 
-/* Release.send (l.69-83): a shared hold's release is never careful (LockKind.Shared.releaseArgs) */
+/* Release.send (l.78-92): a shared hold's release is never careful (LockKind.Shared.releaseArgs) */
 inline rel_send(c) {
   if
   :: fsent[c] == NONE -> fsent[c] = now
@@ -254,7 +254,7 @@ inline rel_send(c) {
   send(c, C_REL1)
 }
 
-/* Release.onReply (l.94-137) */
+/* Release.onReply (l.103-158) */
 inline rel_reply(c) {
   as[c] = S_FREE;
   t_d = acode[c];
@@ -276,7 +276,7 @@ inline rel_reply(c) {
   ph[c] = DONE; tmr[c] = NONE
 }
 
-/* Release.failed (l.147-177) */
+/* Release.failed (l.168-197) */
 inline rel_error(c, mayrun) {
   as[c] = S_FREE;
   unk[c] = unk[c] || mayrun;
@@ -416,10 +416,10 @@ end:
        :: tact[c] == T_ORPHAN -> if :: as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON) :: else fi
        fi;
        normalize(c) }
-  /* LockEngine.checkExpiry: the local deadline passed: lost, onLost runs */
+  /* LeaseKeeper.checkExpiry: the local deadline passed: lost, onLost runs */
   :: atomic { ALIVE(c) && ph[c] == HELD && !lost[c] && now >= vu[c] -> lost[c] = 1;
        normalize(c) }
-  /* WatchdogRenewer.tick / LockEngine.confirmHandoff: renew.lua */
+  /* WatchdogRenewer.tick / LeaseKeeper.confirmHandoff: renew.lua */
   :: atomic { ALIVE(c) && ph[c] == HELD && !lost[c] && now >= renAt[c] && rs[c] == S_FREE ->
        renAt[c] = now + WD; rsent[c] = now;
        if
@@ -446,7 +446,7 @@ end:
        rs[c] = S_FREE; rheld[c] = 0;
        check_safety();
        normalize(c) }
-  /* the caller closes its hold (LockEngine.close -> Release) */
+  /* the caller closes its hold (LeaseChanges.close -> Release) */
   :: atomic { ALIVE(c) && ph[c] == HELD && now >= relAt[c] && as[c] == S_FREE ->
        ph[c] = REL; told[c] = 0; unk[c] = 0; fsent[c] = NONE; tmr[c] = NONE;
        cdl[c] = now + CT;

@@ -35,8 +35,8 @@
 
 #define LEASE 6    /* lease (ticks): relock's default 30 s lease is 3 watchdog ticks */
 #define RI    2    /* recheck interval */
-#define CLAIM 4    /* LockEngine.claimMillis: 2 recheck intervals */
-#define MARGIN 1   /* LockEngine.claimMarginNanos: a third of the claim, in whole ticks */
+#define CLAIM 4    /* LeaseKeeper.claimMillis: 2 recheck intervals */
+#define MARGIN 1   /* LeaseKeeper.claimMarginNanos: a third of the claim, in whole ticks */
 #define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
 #define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
 #define WD    2    /* watchdog tick: a third of the lease */
@@ -151,7 +151,7 @@ byte gua[NA];       /* Release.giveUpAt */
 bool told[NA];      /* Release: the caller has its answer */
 bool conn[NA];      /* connection up */
 byte pz[NA];        /* paused until */
-bool orph[NA];      /* withdrawing an orphaned grant (LockEngine.withdrawOrphan) */
+bool orph[NA];      /* withdrawing an orphaned grant (LockCalls.withdrawOrphan) */
 /* the call slot (the acquire and release scripts, Acquisition.confirm); aiss is the reply's
  * fourth element: 'issued' after code 0 or -3, the grant's serial after 1 or 3 */
 byte ak[NA]; byte as[NA]; byte asent[NA]; byte adue[NA];
