@@ -23,6 +23,12 @@
  *                       being confirmed by a renewal first
  *   BUG_FENCE_NO_CLOCK  (not a project defect; a check that the fencing assertion bites) tokens
  *                       are the fence plus one, without the server clock
+ *   BUG_HANDOVER_LEASE  (a plausible slip, issue 42 point 4) handoff.lua writes a handed-over
+ *                       hold's key for the full lease instead of the waiter's claim time
+ *   BUG_ABANDON_KEEPS   (a plausible slip, issue 42 point 4) acquire.lua's 'abandon' by the
+ *                       holder withdraws it from the queue but keeps the lock it had taken
+ *   NO_FREE_WITHIN      leaves the free_within assertion out (to show that the other properties
+ *                       miss the last two defects)
  */
 
 #ifndef N
@@ -176,6 +182,7 @@ byte maxtok;         /* highest token ever issued, across restarts */
 bool hend[NA];      /* this owner's hold ended in Redis other than by its own call */
 bool amb[NA];       /* a release attempt of it failed with its outcome unknown */
 bool rsd[NA];       /* Redis restarted without data during this client's acquisition or hold */
+byte kleg;          /* the latest tick the lock key may legitimately last (see free_within) */
 bool faulted[NA];   /* a fault hit this client's messages or it was paused */
 
 /* property flags, asserted by name */
@@ -184,6 +191,7 @@ bool fence_order = 1;
 bool no_lost_wakeup = 1;
 bool valid_on_arrival = 1;
 bool reported_loss = 1;
+bool free_within = 1;
 
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
@@ -236,6 +244,28 @@ inline check_wakeup() {
   assert(no_lost_wakeup)
 }
 
+/* a caller has stopped once it released (or is releasing), gave up (or is withdrawing), or
+ * crashed; a phase never goes back below WDRAW */
+#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
+#define LOCK_FREE (lo == 0 && qn == 0)
+
+/* free within: once every caller has stopped, the lock key is gone by the end of the last hold
+ * it may legitimately stand for (kleg, a ghost written beside each write of the key): a lease from
+ * when Redis ran a call of its owner's own (an acquisition, a renewal or confirmation: a crashed
+ * holder's lock lasts that long), a claim time from a hand-over (a waiter that died or gave up
+ * while queued holds it no longer), a lease from release.lua's put-back of another owner's hold
+ * (l.67-76, which says so), and nothing after its owner's release or 'abandon' ran. Checked when
+ * time moves on, after the keys due to expire have expired. */
+inline check_free_within() {
+#ifndef NO_FREE_WITHIN   /* (to show which defects only this property catches) */
+  if
+  :: ALL_STOPPED && lo != 0 && now >= kleg -> free_within = 0
+  :: else
+  fi;
+  assert(free_within)
+#endif
+}
+
 /* ================================ Redis scripts ================================ */
 
 /* how late a delayed message arrives, and how long a pause lasts: short, middling or long */
@@ -262,11 +292,12 @@ inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once
 inline set_lock(w, tok, px, waiters) {
   pick_drift();
   lo = w; ltok = tok; lexp = now + px - t_d; lw = waiters;
+  kleg = now + px;   /* ghost: a hold written for px may last px */
   hend[w] = 0
 }
 
 inline delete_lock() {
-  lo = 0; ltok = 0; lexp = 0; lw = 0
+  lo = 0; ltok = 0; lexp = 0; lw = 0; kleg = 0
 }
 
 /* fence.lua write_fence */
@@ -430,7 +461,12 @@ inline grant_next() {
   if
   :: t_first == 0 -> mark_waiters(0)
   :: else ->
+#ifdef BUG_HANDOVER_LEASE
+     hand_to(t_first, LEASE);
+#else
      hand_to(t_first, CLAIM);
+#endif
+     kleg = now + CLAIM;   /* ghost: a hand-over may last the waiter's claim time (l.40-45) */
      notify(t_first, t_tok)
   fi
 }
@@ -452,6 +488,10 @@ inline reply(c, code, tok, pttl, iss) {
 /* acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon' */
 inline acquire(c, mode) {
   t_tried = 0; t_hastok = 0; t_marked = 0;
+  if   /* ghost: the holder's own 'abandon' ends what it may legitimately hold, now */
+  :: mode == C_ABANDON && lo == c -> kleg = now
+  :: else
+  fi;
   if
   :: mode == C_WAIT ->
      /* l.48-50: SET fence <now> GET */
@@ -485,7 +525,11 @@ inline acquire(c, mode) {
   fi;
   t_holder = lo;   /* l.98 */
   if
+#ifdef BUG_ABANDON_KEEPS
+  :: t_holder == c && mode != C_ABANDON ->   /* the holder's abandon taken for a waiter's */
+#else
   :: t_holder == c ->
+#endif
      if
      :: mode == C_ABANDON ->   /* l.114-123 */
         t_w = lw; delete_lock();
@@ -561,7 +605,7 @@ inline release(c, mode) {
   :: lo == 0 -> reply(c, R_M1, 0, 0, 0)                  /* l.47-49 */
   :: lo != 0 && lo != c ->                               /* l.67-76 */
      if
-     :: mode == C_REL1 -> lexp = now + LEASE            /* GETDEL took it: put back for a lease */
+     :: mode == C_REL1 -> lexp = now + LEASE; kleg = lexp   /* GETDEL took it: put back for a lease */
      :: else
      fi;
      reply(c, R_0, 0, 0, 0)
@@ -573,7 +617,7 @@ inline release(c, mode) {
 /* renew.lua (l.43-49) for one hold: extended if the owner still holds it */
 inline renew_one(c, res) {
   if
-  :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; res = 1
+  :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; kleg = now + LEASE; res = 1
   :: else -> res = 0
   fi
 }
@@ -1140,6 +1184,7 @@ end:
           qn = 0; qkexp = 0
        :: else
        fi;
+       check_free_within();
        /* a Redis restart without data somewhere in this tick */
        if
        :: RESTART && faults < FAULTS -> faults++; rstart = 1
@@ -1172,7 +1217,5 @@ init {
 }
 
 /* no lock held for nobody: once every caller has stopped (released, gave up, crashed), the lock
- * and its queue become free */
-#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
-#define LOCK_FREE (lo == 0 && qn == 0)
+ * and its queue become free (ALL_STOPPED and LOCK_FREE are defined with the properties above) */
 ltl no_lock_for_nobody { [] (ALL_STOPPED -> <> LOCK_FREE) }
