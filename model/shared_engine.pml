@@ -98,7 +98,7 @@ inline arrived_too_late(c, from, handed) {
      t_ok = 1;
      if
      :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.466-471) */
+     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.554-559) */
      fi
   fi
 }
@@ -219,7 +219,7 @@ inline on_reply(c) {
         fi
      :: ph[c] == WDRAW -> cleanup(c, 0)
      :: ph[c] == HELD && t_iss != 0 && hser[c] <= t_iss ->
-        /* l.269-279: the grant had ended before this call ran */
+        /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
         lost[c] = 1;
         if
         :: acode[c] == R_0 && as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON)
