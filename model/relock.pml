@@ -27,6 +27,9 @@
  *                       hold's key for the full lease instead of the waiter's claim time
  *   BUG_ABANDON_KEEPS   (a plausible slip, issue 42 point 4) acquire.lua's 'abandon' by the
  *                       holder withdraws it from the queue but keeps the lock it had taken
+ *   BUG_NO_HELD_CHECK   the second half of caf083b taken out alone: a reply that comes while the
+ *                       client holds a grant it was notified of, and says that grant had ended
+ *                       before the call ran, is ignored (no loss, no orphan withdrawal)
  *   NO_FREE_WITHIN      leaves the free_within assertion out (to show that the other properties
  *                       miss the last two defects)
  */
@@ -196,6 +199,9 @@ bool free_within = 1;
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
 HIDDEN byte t_ok, t_w, t_tried, t_marked, t_waiters, t_fenced, t_hastok, t_more, t_swapped;
+HIDDEN byte t_cov;   /* written on a line marked "cover:" where the branch has no statement of its
+                      * own on that line, so that spin's unreached-code report can tell whether
+                      * the branch ran (model/check --coverage) */
 
 /* ================================ properties ================================ */
 
@@ -263,6 +269,8 @@ inline check_free_within() {
   :: else
   fi;
   assert(free_within)
+#else
+  skip
 #endif
 }
 
@@ -430,7 +438,8 @@ inline notify(w, tok) {
      if
      :: t_d == NONE -> skip
      :: n1[w] == 0 -> n1[w] = tok; nd1[w] = now + t_d
-     :: n1[w] != 0 && n2[w] == 0 -> n2[w] = tok; nd2[w] = now + t_d
+     :: n1[w] != 0 && n2[w] == 0 ->
+        n2[w] = tok; nd2[w] = now + t_d   /* cover: second-notification */
      :: else -> assert(false)   /* model bound: two notifications in flight per client */
      fi
   fi
@@ -512,7 +521,8 @@ inline acquire(c, mode) {
      t_hastok = 1;
      /* l.76-81: fence lost while waiters are queued: its mark comes back */
      if
-     :: !t_fenced && qn > 0 -> write_fence(t_tok, 1); t_waiters = 1
+     :: !t_fenced && qn > 0 ->
+        write_fence(t_tok, 1); t_waiters = 1   /* cover: fence-mark-back */
      :: else
      fi;
      t_marked = t_waiters;
@@ -572,7 +582,8 @@ inline acquire(c, mode) {
         reply(c, R_1, t_tok, 0, 0); goto acq_done
      :: t_first == 0 ->
         if
-        :: !t_hastok -> t_swapped = fex; t_last = fv; t_w = fw; settle_fence(); t_hastok = 1  /* issue_token */
+        :: !t_hastok ->   /* issue_token: a call that brought no token (not 'wait') */
+           t_swapped = fex; t_last = fv; t_w = fw; settle_fence(); t_hastok = 1   /* cover: free-lock-token-issued */
         :: else
         fi;
         write_fence(t_tok, 0);
@@ -605,7 +616,8 @@ inline release(c, mode) {
   :: lo == 0 -> reply(c, R_M1, 0, 0, 0)                  /* l.47-49 */
   :: lo != 0 && lo != c ->                               /* l.67-76 */
      if
-     :: mode == C_REL1 -> lexp = now + LEASE; kleg = lexp   /* GETDEL took it: put back for a lease */
+     :: mode == C_REL1 ->   /* GETDEL took it: put back for a lease */
+        lexp = now + LEASE; kleg = lexp   /* cover: release-put-back */
      :: else
      fi;
      reply(c, R_0, 0, 0, 0)
@@ -781,8 +793,10 @@ inline arrived_too_late(c, from, handed) {
   :: else ->
      t_ok = 1;
      if
-     :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.466-471) */
+     :: now >= dl[c] ->
+        t_cov = 1; fail(c)   /* cover: too-late-grant-given-up */
+     :: else ->
+        t_cov = 2; acq_send(c, C_CONFIRM)   /* confirm (l.554-559); cover: too-late-grant-confirmed */
      fi
   fi
 #endif
@@ -824,14 +838,15 @@ inline attempt_failed(c, kind) {
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
-     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn */
+     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
   :: ph[c] == ACTIVE ->
 #ifdef BUG_LATE_GRANT
      if
      :: false -> skip
 #else
      if
-     :: tok <= ended[c] -> skip   /* a late notification of a grant that has ended */
+     :: tok <= ended[c] ->   /* a late notification of a grant that has ended */
+        t_cov = 3   /* cover: late-notification-ignored */
 #endif
      :: else ->
         if
@@ -908,12 +923,13 @@ inline on_reply(c) {
         :: acode[c] == R_M3 -> acq_send(c, C_WAIT)
         fi
      :: ph[c] == WDRAW -> cleanup(c, 0)
-#ifndef BUG_LATE_GRANT
+#if !defined(BUG_LATE_GRANT) && !defined(BUG_NO_HELD_CHECK)
      :: ph[c] == HELD && aiss[c] != 0 && htok[c] <= aiss[c] ->
-        /* l.269-279: the grant had ended before this call ran */
-        lost[c] = 1;
+        /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
+        lost[c] = 1;   /* cover: held-late-reply */
         if
-        :: acode[c] == R_0 && as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON)
+        :: acode[c] == R_0 && as[c] == S_FREE ->
+           orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
         :: else
         fi
 #endif
