@@ -199,9 +199,9 @@ bool free_within = 1;
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
 HIDDEN byte t_ok, t_w, t_tried, t_marked, t_waiters, t_fenced, t_hastok, t_more, t_swapped;
-HIDDEN byte t_cov;   /* written on a line marked "cover:" where the branch has no statement of its
-                      * own on that line, so that spin's unreached-code report can tell whether
-                      * the branch ran (model/check --coverage) */
+HIDDEN byte t_cov;   /* t_cov = N begins each line marked "cover: NAME" (N one per mark), so that
+                      * spin's unreached-code report tells whether that branch ran
+                      * (model/check --coverage) */
 
 /* ================================ properties ================================ */
 
@@ -439,7 +439,7 @@ inline notify(w, tok) {
      :: t_d == NONE -> skip
      :: n1[w] == 0 -> n1[w] = tok; nd1[w] = now + t_d
      :: n1[w] != 0 && n2[w] == 0 ->
-        n2[w] = tok; nd2[w] = now + t_d   /* cover: second-notification */
+        t_cov = 4; n2[w] = tok; nd2[w] = now + t_d   /* cover: second-notification */
      :: else -> assert(false)   /* model bound: two notifications in flight per client */
      fi
   fi
@@ -617,7 +617,7 @@ inline release(c, mode) {
   :: lo != 0 && lo != c ->                               /* l.67-76 */
      if
      :: mode == C_REL1 ->   /* GETDEL took it: put back for a lease */
-        lexp = now + LEASE; kleg = lexp   /* cover: release-put-back */
+        t_cov = 5; lexp = now + LEASE; kleg = lexp   /* cover: release-put-back */
      :: else
      fi;
      reply(c, R_0, 0, 0, 0)
@@ -838,7 +838,7 @@ inline attempt_failed(c, kind) {
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
-     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
+     t_cov = 6; orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
   :: ph[c] == ACTIVE ->
 #ifdef BUG_LATE_GRANT
      if
@@ -926,10 +926,10 @@ inline on_reply(c) {
 #if !defined(BUG_LATE_GRANT) && !defined(BUG_NO_HELD_CHECK)
      :: ph[c] == HELD && aiss[c] != 0 && htok[c] <= aiss[c] ->
         /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
-        lost[c] = 1;   /* cover: held-late-reply */
+        t_cov = 7; lost[c] = 1;   /* cover: held-late-reply */
         if
         :: acode[c] == R_0 && as[c] == S_FREE ->
-           orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
+           t_cov = 8; orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
         :: else
         fi
 #endif

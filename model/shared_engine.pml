@@ -141,7 +141,7 @@ inline attempt_failed(c, kind) {
 inline granted(c, ser, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
-     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
+     t_cov = 6; orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
   :: ph[c] == ACTIVE ->
      if
      :: ser <= ended[c] ->   /* a late notification of a grant that has ended */
@@ -223,10 +223,10 @@ inline on_reply(c) {
      :: ph[c] == WDRAW -> cleanup(c, 0)
      :: ph[c] == HELD && t_iss != 0 && hser[c] <= t_iss ->
         /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
-        lost[c] = 1;   /* cover: held-late-reply */
+        t_cov = 7; lost[c] = 1;   /* cover: held-late-reply */
         if
         :: acode[c] == R_0 && as[c] == S_FREE ->
-           orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
+           t_cov = 8; orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
         :: else
         fi
      :: else
