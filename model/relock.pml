@@ -260,7 +260,7 @@ inline check_wakeup() {
  * when Redis ran a call of its owner's own (an acquisition, a renewal or confirmation: a crashed
  * holder's lock lasts that long), a claim time from a hand-over (a waiter that died or gave up
  * while queued holds it no longer), a lease from release.lua's put-back of another owner's hold
- * (l.67-76, which says so), and nothing after its owner's release or 'abandon' ran. Checked when
+ * (l.76-85, which says so), and nothing after its owner's release or 'abandon' ran. Checked when
  * time moves on, after the keys due to expire have expired. */
 inline check_free_within() {
 #ifndef NO_FREE_WITHIN   /* (to show which defects only this property catches) */
@@ -614,7 +614,7 @@ acq_done:
 inline release(c, mode) {
   if
   :: lo == 0 -> reply(c, R_M1, 0, 0, 0)                  /* l.47-49 */
-  :: lo != 0 && lo != c ->                               /* l.67-76 */
+  :: lo != 0 && lo != c ->                               /* l.76-85 */
      if
      :: mode == C_REL1 ->   /* GETDEL took it: put back for a lease */
         t_cov = 5; lexp = now + LEASE; kleg = lexp   /* cover: release-put-back */
