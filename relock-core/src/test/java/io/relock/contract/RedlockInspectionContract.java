@@ -7,32 +7,16 @@ import io.relock.LockLease;
 import io.relock.Relock;
 import io.relock.spi.DriverSettings;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link Relock#inspect} and {@link Relock#list} on Redlock ({@link RedlockTopology}): a lock is
  * held by the owner a majority of the masters names, and has no queue.
  */
 public abstract class RedlockInspectionContract extends RelockContract {
-  private final RedlockTopology redlock = new RedlockTopology();
-
-  @BeforeAll
-  void startOtherMasters() {
-    redlock.start();
-  }
-
-  @BeforeEach
-  void flushOtherMasters() {
-    redlock.flush();
-  }
-
-  @AfterAll
-  void stopOtherMasters() {
-    redlock.stop();
-  }
+  @RegisterExtension
+  final RedlockTopology redlock = new RedlockTopology();
 
   @Override
   protected Relock.Builder builderFor(String uri, DriverSettings settings) {

@@ -7,10 +7,8 @@ import io.relock.Leadership;
 import io.relock.Relock;
 import io.relock.spi.DriverSettings;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Leader election on Redlock ({@link RedlockTopology}): terms come from the masters' fences, a
@@ -19,22 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class RedlockLeaderContract extends RelockContract {
   private static final String ELECTION = "election";
-  private final RedlockTopology redlock = new RedlockTopology();
-
-  @BeforeAll
-  void startOtherMasters() {
-    redlock.start();
-  }
-
-  @BeforeEach
-  void flushOtherMasters() {
-    redlock.flush();
-  }
-
-  @AfterAll
-  void stopOtherMasters() {
-    redlock.stop();
-  }
+  @RegisterExtension
+  final RedlockTopology redlock = new RedlockTopology();
 
   @Override
   protected Relock.Builder builderFor(String uri, DriverSettings settings) {

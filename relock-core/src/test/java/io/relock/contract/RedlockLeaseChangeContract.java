@@ -2,9 +2,8 @@ package io.relock.contract;
 
 import io.relock.Relock;
 import io.relock.spi.DriverSettings;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link LeaseChangeContract} on Redlock ({@link RedlockTopology}): the contract's server and two
@@ -12,26 +11,16 @@ import org.junit.jupiter.api.BeforeEach;
  * of the masters made it.
  */
 public abstract class RedlockLeaseChangeContract extends LeaseChangeContract {
-  private final RedlockTopology redlock = new RedlockTopology();
+  @RegisterExtension
+  final RedlockTopology redlock = new RedlockTopology();
 
   @BeforeAll
-  void startOtherMasters() {
-    redlock.start();
+  void warmUp() {
     // A first Redlock acquisition in a fresh JVM can take longer than the short leases the
     // contract asks for (its classes load, its scripts are sent to three masters): not in a test.
     try (Relock warm = builderFor(redis.uri(), DRIVER_SETTINGS).build()) {
       warm.lock("warm-up").acquire(PATIENCE, java.time.Duration.ofSeconds(5)).close();
     }
-  }
-
-  @BeforeEach
-  void flushOtherMasters() {
-    redlock.flush();
-  }
-
-  @AfterAll
-  void stopOtherMasters() {
-    redlock.stop();
   }
 
   @Override

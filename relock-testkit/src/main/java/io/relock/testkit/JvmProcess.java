@@ -35,6 +35,15 @@ import java.util.function.Predicate;
  * A child still alive when this JVM exits is killed by a shutdown hook. Thread-safe.
  */
 public final class JvmProcess implements AutoCloseable {
+    /**
+     * The options every child starts with, before the caller's: the client compiler alone and the
+     * serial collector. A test's child JVM lives seconds and mostly waits; C2 compiling its hot
+     * code and G1's threads cost more CPU than they give back, on a machine of few cores that runs
+     * the test JVMs too. A caller's {@code -XX:+UseG1GC} or {@code -XX:TieredStopAtLevel=4}
+     * overrides them.
+     */
+    public static final List<String> DEFAULT_JVM_ARGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
 
     private static final Duration EXIT_DEADLINE = Duration.ofSeconds(10);
     private static final Path LOG_DIR = ProcessJanitor.JVM_LOG_DIR;
@@ -69,8 +78,9 @@ public final class JvmProcess implements AutoCloseable {
 
     /**
      * Starts {@code mainClass} with {@code args} in a new JVM: {@code java} from {@code java.home},
-     * then {@code jvmArgs} (e.g. {@code -Xmx64m}, {@code -Dkey=value}), then this JVM's
-     * {@code java.class.path}.
+     * then {@link #DEFAULT_JVM_ARGS}, then {@code jvmArgs} (e.g. {@code -Xmx64m}, {@code
+     * -Dkey=value}; a later option overrides an earlier one), then this JVM's {@code
+     * java.class.path}.
      *
      * @param jvmArgs options for the child JVM, placed before the class path; may be empty
      * @param mainClass the class whose {@code main} the child runs; must be on this JVM's class path
@@ -90,6 +100,7 @@ public final class JvmProcess implements AutoCloseable {
         ProcessJanitor.ensureInitialized();
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(DEFAULT_JVM_ARGS);
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

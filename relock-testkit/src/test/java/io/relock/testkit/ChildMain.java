@@ -2,7 +2,7 @@ package io.relock.testkit;
 
 /**
  * Child JVM for {@link JvmProcessTest}: greets on stdout and stderr, echoes its arguments and the
- * system property {@code some.flag}, then either exits with the code given as {@code exit=N} or
+ * system property {@code some.flag} and its JVM options, then either exits with the code given as {@code exit=N} or
  * prints a numbered tick every 50 ms forever.
  */
 public final class ChildMain {
@@ -14,6 +14,7 @@ public final class ChildMain {
         System.out.println("hello from child");
         System.out.println("args=" + String.join(",", args));
         System.out.println("some.flag=" + System.getProperty("some.flag"));
+        System.out.println("jvm options=" + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         System.err.println("this went to stderr");
         for (String arg : args) {
             if (arg.startsWith("exit=")) {

@@ -57,6 +57,16 @@ class JvmProcessTest {
     }
 
     @Test
+    void aChild_startsWithTheClientCompilerAndTheSerialCollector_beforeTheCallersOptions() {
+        try (JvmProcess child = JvmProcess.start(List.of("-XX:TieredStopAtLevel=4"), ChildMain.class, "exit=0")) {
+            assertThat(child.waitFor(GENEROUS)).isZero();
+            // JAVA_TOOL_OPTIONS, where set, come first in the list.
+            assertThat(child.output()).anySatisfy(line -> assertThat(line).startsWith("jvm options=[")
+                    .endsWith("-XX:TieredStopAtLevel=1, -XX:+UseSerialGC, -XX:TieredStopAtLevel=4]"));
+        }
+    }
+
+    @Test
     void waitFor_returnsTheExitCode_withAllOutputCollected() {
         try (JvmProcess child = JvmProcess.start(ChildMain.class, "exit=7")) {
             assertThat(child.waitFor(GENEROUS)).isEqualTo(7);
