@@ -23,6 +23,15 @@
  *                       being confirmed by a renewal first
  *   BUG_FENCE_NO_CLOCK  (not a project defect; a check that the fencing assertion bites) tokens
  *                       are the fence plus one, without the server clock
+ *   BUG_HANDOVER_LEASE  (a plausible slip, issue 42 point 4) handoff.lua writes a handed-over
+ *                       hold's key for the full lease instead of the waiter's claim time
+ *   BUG_ABANDON_KEEPS   (a plausible slip, issue 42 point 4) acquire.lua's 'abandon' by the
+ *                       holder withdraws it from the queue but keeps the lock it had taken
+ *   BUG_NO_HELD_CHECK   the second half of caf083b taken out alone: a reply that comes while the
+ *                       client holds a grant it was notified of, and says that grant had ended
+ *                       before the call ran, is ignored (no loss, no orphan withdrawal)
+ *   NO_FREE_WITHIN      leaves the free_within assertion out (to show that the other properties
+ *                       miss the last two defects)
  */
 
 #ifndef N
@@ -176,6 +185,7 @@ byte maxtok;         /* highest token ever issued, across restarts */
 bool hend[NA];      /* this owner's hold ended in Redis other than by its own call */
 bool amb[NA];       /* a release attempt of it failed with its outcome unknown */
 bool rsd[NA];       /* Redis restarted without data during this client's acquisition or hold */
+byte kleg;          /* the latest tick the lock key may legitimately last (see free_within) */
 bool faulted[NA];   /* a fault hit this client's messages or it was paused */
 
 /* property flags, asserted by name */
@@ -184,10 +194,14 @@ bool fence_order = 1;
 bool no_lost_wakeup = 1;
 bool valid_on_arrival = 1;
 bool reported_loss = 1;
+bool free_within = 1;
 
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
 HIDDEN byte t_ok, t_w, t_tried, t_marked, t_waiters, t_fenced, t_hastok, t_more, t_swapped;
+HIDDEN byte t_cov;   /* t_cov = N begins each line marked "cover: NAME" (N one per mark), so that
+                      * spin's unreached-code report tells whether that branch ran
+                      * (model/check --coverage) */
 
 /* ================================ properties ================================ */
 
@@ -236,6 +250,30 @@ inline check_wakeup() {
   assert(no_lost_wakeup)
 }
 
+/* a caller has stopped once it released (or is releasing), gave up (or is withdrawing), or
+ * crashed; a phase never goes back below WDRAW */
+#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
+#define LOCK_FREE (lo == 0 && qn == 0)
+
+/* free within: once every caller has stopped, the lock key is gone by the end of the last hold
+ * it may legitimately stand for (kleg, a ghost written beside each write of the key): a lease from
+ * when Redis ran a call of its owner's own (an acquisition, a renewal or confirmation: a crashed
+ * holder's lock lasts that long), a claim time from a hand-over (a waiter that died or gave up
+ * while queued holds it no longer), a lease from release.lua's put-back of another owner's hold
+ * (l.76-85, which says so), and nothing after its owner's release or 'abandon' ran. Checked when
+ * time moves on, after the keys due to expire have expired. */
+inline check_free_within() {
+#ifndef NO_FREE_WITHIN   /* (to show which defects only this property catches) */
+  if
+  :: ALL_STOPPED && lo != 0 && now >= kleg -> free_within = 0
+  :: else
+  fi;
+  assert(free_within)
+#else
+  skip
+#endif
+}
+
 /* ================================ Redis scripts ================================ */
 
 /* how late a delayed message arrives, and how long a pause lasts: short, middling or long */
@@ -262,11 +300,12 @@ inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once
 inline set_lock(w, tok, px, waiters) {
   pick_drift();
   lo = w; ltok = tok; lexp = now + px - t_d; lw = waiters;
+  kleg = now + px;   /* ghost: a hold written for px may last px */
   hend[w] = 0
 }
 
 inline delete_lock() {
-  lo = 0; ltok = 0; lexp = 0; lw = 0
+  lo = 0; ltok = 0; lexp = 0; lw = 0; kleg = 0
 }
 
 /* fence.lua write_fence */
@@ -399,7 +438,8 @@ inline notify(w, tok) {
      if
      :: t_d == NONE -> skip
      :: n1[w] == 0 -> n1[w] = tok; nd1[w] = now + t_d
-     :: n1[w] != 0 && n2[w] == 0 -> n2[w] = tok; nd2[w] = now + t_d
+     :: n1[w] != 0 && n2[w] == 0 ->
+        t_cov = 4; n2[w] = tok; nd2[w] = now + t_d   /* cover: second-notification */
      :: else -> assert(false)   /* model bound: two notifications in flight per client */
      fi
   fi
@@ -430,7 +470,12 @@ inline grant_next() {
   if
   :: t_first == 0 -> mark_waiters(0)
   :: else ->
+#ifdef BUG_HANDOVER_LEASE
+     hand_to(t_first, LEASE);
+#else
      hand_to(t_first, CLAIM);
+#endif
+     kleg = now + CLAIM;   /* ghost: a hand-over may last the waiter's claim time (l.40-45) */
      notify(t_first, t_tok)
   fi
 }
@@ -452,6 +497,10 @@ inline reply(c, code, tok, pttl, iss) {
 /* acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon' */
 inline acquire(c, mode) {
   t_tried = 0; t_hastok = 0; t_marked = 0;
+  if   /* ghost: the holder's own 'abandon' ends what it may legitimately hold, now */
+  :: mode == C_ABANDON && lo == c -> kleg = now
+  :: else
+  fi;
   if
   :: mode == C_WAIT ->
      /* l.48-50: SET fence <now> GET */
@@ -472,7 +521,8 @@ inline acquire(c, mode) {
      t_hastok = 1;
      /* l.76-81: fence lost while waiters are queued: its mark comes back */
      if
-     :: !t_fenced && qn > 0 -> write_fence(t_tok, 1); t_waiters = 1
+     :: !t_fenced && qn > 0 ->
+        write_fence(t_tok, 1); t_waiters = 1   /* never taken here: see README.md, Coverage */
      :: else
      fi;
      t_marked = t_waiters;
@@ -485,7 +535,11 @@ inline acquire(c, mode) {
   fi;
   t_holder = lo;   /* l.98 */
   if
+#ifdef BUG_ABANDON_KEEPS
+  :: t_holder == c && mode != C_ABANDON ->   /* the holder's abandon taken for a waiter's */
+#else
   :: t_holder == c ->
+#endif
      if
      :: mode == C_ABANDON ->   /* l.114-123 */
         t_w = lw; delete_lock();
@@ -528,7 +582,8 @@ inline acquire(c, mode) {
         reply(c, R_1, t_tok, 0, 0); goto acq_done
      :: t_first == 0 ->
         if
-        :: !t_hastok -> t_swapped = fex; t_last = fv; t_w = fw; settle_fence(); t_hastok = 1  /* issue_token */
+        :: !t_hastok ->   /* issue_token: a call that brought no token (not 'wait') */
+           t_swapped = fex; t_last = fv; t_w = fw; settle_fence(); t_hastok = 1   /* not taken by the CI set: README.md, Coverage */
         :: else
         fi;
         write_fence(t_tok, 0);
@@ -559,9 +614,10 @@ acq_done:
 inline release(c, mode) {
   if
   :: lo == 0 -> reply(c, R_M1, 0, 0, 0)                  /* l.47-49 */
-  :: lo != 0 && lo != c ->                               /* l.67-76 */
+  :: lo != 0 && lo != c ->                               /* l.76-85 */
      if
-     :: mode == C_REL1 -> lexp = now + LEASE            /* GETDEL took it: put back for a lease */
+     :: mode == C_REL1 ->   /* GETDEL took it: put back for a lease */
+        t_cov = 5; lexp = now + LEASE; kleg = lexp   /* cover: release-put-back */
      :: else
      fi;
      reply(c, R_0, 0, 0, 0)
@@ -573,7 +629,7 @@ inline release(c, mode) {
 /* renew.lua (l.43-49) for one hold: extended if the owner still holds it */
 inline renew_one(c, res) {
   if
-  :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; res = 1
+  :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; kleg = now + LEASE; res = 1
   :: else -> res = 0
   fi
 }
@@ -737,8 +793,10 @@ inline arrived_too_late(c, from, handed) {
   :: else ->
      t_ok = 1;
      if
-     :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.466-471) */
+     :: now >= dl[c] ->
+        t_cov = 1; fail(c)   /* cover: too-late-grant-given-up */
+     :: else ->
+        t_cov = 2; acq_send(c, C_CONFIRM)   /* confirm (l.554-559); cover: too-late-grant-confirmed */
      fi
   fi
 #endif
@@ -780,14 +838,15 @@ inline attempt_failed(c, kind) {
 inline granted(c, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
-     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn */
+     t_cov = 6; orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
   :: ph[c] == ACTIVE ->
 #ifdef BUG_LATE_GRANT
      if
      :: false -> skip
 #else
      if
-     :: tok <= ended[c] -> skip   /* a late notification of a grant that has ended */
+     :: tok <= ended[c] ->   /* a late notification of a grant that has ended */
+        t_cov = 3   /* cover: late-notification-ignored */
 #endif
      :: else ->
         if
@@ -864,12 +923,13 @@ inline on_reply(c) {
         :: acode[c] == R_M3 -> acq_send(c, C_WAIT)
         fi
      :: ph[c] == WDRAW -> cleanup(c, 0)
-#ifndef BUG_LATE_GRANT
+#if !defined(BUG_LATE_GRANT) && !defined(BUG_NO_HELD_CHECK)
      :: ph[c] == HELD && aiss[c] != 0 && htok[c] <= aiss[c] ->
-        /* l.269-279: the grant had ended before this call ran */
-        lost[c] = 1;
+        /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
+        t_cov = 7; lost[c] = 1;   /* cover: held-late-reply */
         if
-        :: acode[c] == R_0 && as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON)
+        :: acode[c] == R_0 && as[c] == S_FREE ->
+           t_cov = 8; orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
         :: else
         fi
 #endif
@@ -1140,6 +1200,7 @@ end:
           qn = 0; qkexp = 0
        :: else
        fi;
+       check_free_within();
        /* a Redis restart without data somewhere in this tick */
        if
        :: RESTART && faults < FAULTS -> faults++; rstart = 1
@@ -1172,7 +1233,5 @@ init {
 }
 
 /* no lock held for nobody: once every caller has stopped (released, gave up, crashed), the lock
- * and its queue become free */
-#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
-#define LOCK_FREE (lo == 0 && qn == 0)
+ * and its queue become free (ALL_STOPPED and LOCK_FREE are defined with the properties above) */
 ltl no_lock_for_nobody { [] (ALL_STOPPED -> <> LOCK_FREE) }

@@ -97,8 +97,10 @@ inline arrived_too_late(c, from, handed) {
   :: else ->
      t_ok = 1;
      if
-     :: now >= dl[c] -> fail(c)
-     :: else -> acq_send(c, C_CONFIRM)   /* confirm (l.466-471) */
+     :: now >= dl[c] ->
+        t_cov = 1; fail(c)   /* cover: too-late-grant-given-up */
+     :: else ->
+        t_cov = 2; acq_send(c, C_CONFIRM)   /* confirm (l.554-559); cover: too-late-grant-confirmed */
      fi
   fi
 }
@@ -139,10 +141,11 @@ inline attempt_failed(c, kind) {
 inline granted(c, ser, tok) {
   if
   :: ph[c] == DONE && !orph[c] && as[c] == S_FREE ->
-     orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn */
+     t_cov = 6; orph[c] = 1; send(c, C_ABANDON)   /* LockState.granted: an orphan, withdrawn; cover: orphan-grant-withdrawn */
   :: ph[c] == ACTIVE ->
      if
-     :: ser <= ended[c] -> skip   /* a late notification of a grant that has ended */
+     :: ser <= ended[c] ->   /* a late notification of a grant that has ended */
+        t_cov = 3   /* cover: late-notification-ignored */
      :: else ->
         if
         :: gnet[c] + CLAIM - DRIFT <= now + MARGIN ->
@@ -219,10 +222,11 @@ inline on_reply(c) {
         fi
      :: ph[c] == WDRAW -> cleanup(c, 0)
      :: ph[c] == HELD && t_iss != 0 && hser[c] <= t_iss ->
-        /* l.269-279: the grant had ended before this call ran */
-        lost[c] = 1;
+        /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
+        t_cov = 7; lost[c] = 1;   /* cover: held-late-reply */
         if
-        :: acode[c] == R_0 && as[c] == S_FREE -> orph[c] = 1; send(c, C_ABANDON)
+        :: acode[c] == R_0 && as[c] == S_FREE ->
+           t_cov = 8; orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */
         :: else
         fi
      :: else

@@ -179,6 +179,7 @@ bool reported_loss = 1;
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_first, t_pttl, t_d, t_ok, t_h, t_iss;
 /* and of the property checks */
 HIDDEN byte p_i, p_j, p_k, p_n, p_res;
+HIDDEN byte t_cov;   /* t_cov = N begins each line marked "cover: NAME" (see relock.pml) */
 
 /* HeldLease.isValid, for a client Redis did not lose the data of during its hold */
 #define VALID(c) (ph[c] == HELD && !lost[c] && now < vu[c] && !rsd[c])
@@ -383,7 +384,8 @@ inline notify(w, ser, tok) {
      if
      :: t_d == NONE -> skip
      :: t_d != NONE && n1[w] == 0 -> n1[w] = tok; ns1[w] = ser; nd1[w] = now + t_d
-     :: t_d != NONE && n1[w] != 0 && n2[w] == 0 -> n2[w] = tok; ns2[w] = ser; nd2[w] = now + t_d
+     :: t_d != NONE && n1[w] != 0 && n2[w] == 0 ->
+        t_cov = 4; n2[w] = tok; ns2[w] = ser; nd2[w] = now + t_d   /* cover: second-notification */
      :: else -> assert(false)   /* model bound: two notifications in flight per client */
      fi
   fi
