@@ -278,15 +278,7 @@ final class LockState {
    */
   private void finish(HeldLease h, CompletableFuture<Release.Outcome> done) {
     h.closed.set(true);
-    engine.holds.decrementAndGet();
-    if (engine.listeners.any()) {
-      java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - h.acquiredAtNanos);
-      engine.listeners.emit(l -> l.released(keys.name(), held));
-    }
-    CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
-    engine.keeper.stopTracking(h);
-    holds.remove(h.owner, h);
-    threadHolds.remove(h.threadId, h);
+    CompletableFuture<Release.Outcome> answered = endInClient(h, done);
     Acquisition successor = kind.passesWithin() ? nextToPass() : null;
     Acquisition follower = successor == null && kind.passesWithin() ? follower() : null;
     if (follower != null) {
@@ -306,6 +298,24 @@ final class LockState {
   }
 
   /**
+   * What a release and {@link #closeAfter} both do first, once the hold counts as closed: the
+   * client stops counting, renewing and listing it and tells the listeners. Returns the future the
+   * Redis call completes: {@code done}, or one that ends the hold's observation first.
+   */
+  private CompletableFuture<Release.Outcome> endInClient(HeldLease h, CompletableFuture<Release.Outcome> done) {
+    engine.holds.decrementAndGet();
+    if (engine.listeners.any()) {
+      java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - h.acquiredAtNanos);
+      engine.listeners.emit(l -> l.released(keys.name(), held));
+    }
+    CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
+    engine.keeper.stopTracking(h);
+    holds.remove(h.owner, h);
+    threadHolds.remove(h.threadId, h);
+    return answered;
+  }
+
+  /**
    * {@link HeldLease#closeAfter}: the hold ends here at once, as a release would end it, but
    * instead of a release Redis is told to expire it {@code keepMillis} from now (extend.lua). No
    * release will hand the lock on, so this client's first waiter, if it follows the hold (see
@@ -318,15 +328,7 @@ final class LockState {
       done.complete(null);
       return;
     }
-    engine.holds.decrementAndGet();
-    if (engine.listeners.any()) {
-      java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - h.acquiredAtNanos);
-      engine.listeners.emit(l -> l.released(keys.name(), held));
-    }
-    CompletableFuture<Release.Outcome> answered = h.isObserved() ? endingObserved(h, done) : done;
-    engine.keeper.stopTracking(h);
-    holds.remove(h.owner, h);
-    threadHolds.remove(h.threadId, h);
+    CompletableFuture<Release.Outcome> answered = endInClient(h, done);
     Acquisition head = kind.queuesLocally() ? queue.peekFirst() : null;
     if (head != null && head.mayFollow()) {
       startFirst(head);

@@ -90,34 +90,12 @@ final class MultiLease implements LockLease {
       close();
       return;
     }
-    RuntimeException lost = null;
-    RuntimeException other = null;
+    List<Runnable> each = new ArrayList<>(leases.size());
     for (int i = leases.size() - 1; i >= 0; i--) {
-      try {
-        leases.get(i).closeAfter(keep);
-      } catch (LockLostException e) {
-        if (lost == null) {
-          lost = e;
-        } else {
-          lost.addSuppressed(e);
-        }
-      } catch (RuntimeException e) {
-        if (other == null) {
-          other = e;
-        } else {
-          other.addSuppressed(e);
-        }
-      }
+      LockLease lease = leases.get(i);
+      each.add(() -> lease.closeAfter(keep));
     }
-    if (lost != null) {
-      if (other != null) {
-        lost.addSuppressed(other);
-      }
-      throw lost;
-    }
-    if (other != null) {
-      throw other;
-    }
+    runEach(each, other -> other);
   }
 
   /**
@@ -127,8 +105,6 @@ final class MultiLease implements LockLease {
    */
   @Override
   public void close() {
-    RuntimeException lost = null;
-    RuntimeException other = null;
     // Every release goes out before any is waited for: one round trip's wait, not one per lock.
     List<Runnable> finishing = new ArrayList<>(leases.size());
     for (int i = leases.size() - 1; i >= 0; i--) {
@@ -140,9 +116,19 @@ final class MultiLease implements LockLease {
         finishing.add(lease::close);
       }
     }
-    for (Runnable finish : finishing) {
+    runEach(finishing, other -> other instanceof RelockException ? other : new RelockException("could not release " + name, other));
+  }
+
+  /**
+   * Runs every step even if one fails; then throws the first {@link LockLostException} (the other
+   * failures suppressed in it), else the first other failure as {@code otherwise} gives it.
+   */
+  private static void runEach(List<Runnable> steps, java.util.function.UnaryOperator<RuntimeException> otherwise) {
+    RuntimeException lost = null;
+    RuntimeException other = null;
+    for (Runnable step : steps) {
       try {
-        finish.run();
+        step.run();
       } catch (LockLostException e) {
         if (lost == null) {
           lost = e;
@@ -164,7 +150,7 @@ final class MultiLease implements LockLease {
       throw lost;
     }
     if (other != null) {
-      throw other instanceof RelockException ? other : new RelockException("could not release " + name, other);
+      throw otherwise.apply(other);
     }
   }
 
