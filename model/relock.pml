@@ -30,8 +30,13 @@
  *   BUG_NO_HELD_CHECK   the second half of caf083b taken out alone: a reply that comes while the
  *                       client holds a grant it was notified of, and says that grant had ended
  *                       before the call ran, is ignored (no loss, no orphan withdrawal)
+ *   BUG_ISSUED_SAME_US  acquire.lua's 'issued' as max(fence, server time), which a grant issued
+ *                       later in the same server microsecond equals (the defect no_false_end
+ *                       found; fixed as max(fence, server time - 1))
  *   NO_FREE_WITHIN      leaves the free_within assertion out (to show that the other properties
  *                       miss the last two defects)
+ *   NO_FALSE_END_CHECK  leaves the no_false_end assertion out (BUG_FENCE_NO_CLOCK violates it
+ *                       too; the run that shows fence_order bites turns it off)
  */
 
 #ifndef N
@@ -195,6 +200,7 @@ bool no_lost_wakeup = 1;
 bool valid_on_arrival = 1;
 bool reported_loss = 1;
 bool free_within = 1;
+bool no_false_end = 1;
 
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
@@ -230,6 +236,22 @@ inline issued_token(t) {
   :: else -> maxtok = t
   fi;
   assert(fence_order)
+}
+
+/* no false end: a grant the client counts as ended (a notification at or below endedGrantsUpTo,
+ * ignored as late; a hold a reply's 'issued' says had ended before the call ran) is not the
+ * caller's live hold in Redis. Else the client ignores a lock Redis holds for it, or reports a
+ * loss that did not happen and gives up a lock it holds */
+inline check_ended(c, tok) {
+#ifndef NO_FALSE_END_CHECK
+  if
+  :: lo == c && ltok == tok -> no_false_end = 0
+  :: else
+  fi;
+  assert(no_false_end)
+#else
+  skip
+#endif
 }
 
 /* no lost wake-up: when time moves on with the lock free, no waiter that no fault touched, whose
@@ -491,8 +513,14 @@ inline reply(c, code, tok, pttl, iss) {
   fi
 }
 
-/* acquire.lua's 'issued' (l.91-96) */
+/* acquire.lua's 'issued' (l.91-99): max(token or fence, server time - 1). A token issued later
+ * is max(fence + 1, server time) and so above it; with BUG_ISSUED_SAME_US, the clock itself,
+ * which a grant issued in the same microsecond also gets */
+#ifdef BUG_ISSUED_SAME_US
 #define ISSUED ((t_hastok -> t_tok : fv) > NOWUS -> (t_hastok -> t_tok : fv) : NOWUS)
+#else
+#define ISSUED ((t_hastok -> t_tok : fv) > NOWUS - 1 -> (t_hastok -> t_tok : fv) : NOWUS - 1)
+#endif
 
 /* acquire.lua, modes 'wait', 'recheck', 'giveup', 'abandon' */
 inline acquire(c, mode) {
@@ -846,7 +874,8 @@ inline granted(c, tok) {
 #else
      if
      :: tok <= ended[c] ->   /* a late notification of a grant that has ended */
-        t_cov = 3   /* cover: late-notification-ignored */
+        t_cov = 3;   /* cover: late-notification-ignored */
+        check_ended(c, tok)
 #endif
      :: else ->
         if
@@ -927,6 +956,7 @@ inline on_reply(c) {
      :: ph[c] == HELD && aiss[c] != 0 && htok[c] <= aiss[c] ->
         /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
         t_cov = 7; lost[c] = 1;   /* cover: held-late-reply */
+        check_ended(c, htok[c]);
         if
         :: acode[c] == R_0 && as[c] == S_FREE ->
            t_cov = 8; orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */

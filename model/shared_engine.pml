@@ -145,7 +145,8 @@ inline granted(c, ser, tok) {
   :: ph[c] == ACTIVE ->
      if
      :: ser <= ended[c] ->   /* a late notification of a grant that has ended */
-        t_cov = 3   /* cover: late-notification-ignored */
+        t_cov = 3;   /* cover: late-notification-ignored */
+        check_ended(c, ser)
      :: else ->
         if
         :: gnet[c] + CLAIM - DRIFT <= now + MARGIN ->
@@ -224,6 +225,7 @@ inline on_reply(c) {
      :: ph[c] == HELD && t_iss != 0 && hser[c] <= t_iss ->
         /* Acquisition.onReply l.469-479: the grant had ended before this call ran */
         t_cov = 7; lost[c] = 1;   /* cover: held-late-reply */
+        check_ended(c, hser[c]);
         if
         :: acode[c] == R_0 && as[c] == S_FREE ->
            t_cov = 8; orph[c] = 1; send(c, C_ABANDON)   /* cover: held-late-reply-orphan */

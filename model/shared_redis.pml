@@ -174,6 +174,7 @@ bool fence_order = 1;
 bool no_lost_wakeup = 1;
 bool valid_on_arrival = 1;
 bool reported_loss = 1;
+bool no_false_end = 1;
 
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_first, t_pttl, t_d, t_ok, t_h, t_iss;
@@ -204,6 +205,17 @@ inline check_safety() {
   od;
   assert(held_in_redis);
   check_kind()
+}
+
+/* no false end: a grant the client counts as ended (a notification at or below
+ * endedGrantsUpTo, ignored as late; a hold a reply's 'issued' says had ended before the call
+ * ran) is not the caller's live hold in Redis (see relock.pml) */
+inline check_ended(c, ser) {
+  if
+  :: HOLDS(c) && hsr[c] == ser -> no_false_end = 0
+  :: else
+  fi;
+  assert(no_false_end)
 }
 
 /* fencing: every serial written to the fence is above every serial issued before it, across
@@ -273,8 +285,13 @@ inline issue_token() {
   issued_token(t_tok)
 }
 
-/* the scripts' issued(): max(read_fence(), now_us) */
+/* the scripts' issued(): max(read_fence(), now_us - 1), below every serial issued later (see
+ * relock.pml) */
+#ifdef BUG_ISSUED_SAME_US
 #define ISSUED (fv > NOWUS -> fv : NOWUS)
+#else
+#define ISSUED (fv > NOWUS - 1 -> fv : NOWUS - 1)
+#endif
 
 /* holders.lua add_hold (l.155-169): the hold key of w, for px from now (the index, the marker and
  * their expiries are not modelled: see README.md) */

@@ -87,12 +87,14 @@ if t then
   end
 end
 
--- See 'issued' above; the clock covers a fence key that has expired (see issue_token).
+-- See 'issued' above; the clock covers a fence key that has expired (see issue_token). One below
+-- the clock: a token issued later is max(fence + 1, clock), which a grant in this same microsecond
+-- would make equal to the clock itself.
 local function issued()
   if not now_us then
     now_ms, now_us = server_time()
   end
-  return math.max(token or read_fence(), now_us)
+  return math.max(token or read_fence(), now_us - 1)
 end
 
 local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = parse_lock(redis.call('GET', KEYS[1]))

@@ -28,8 +28,9 @@ local set = holders_of(lane)
 claim_kind('readwrite', 'a read-write lock', retention)
 local now_ms, now_us = server_time()
 
+-- See acquire.lua's issued(): one below the clock, so that a grant in this microsecond is above it.
 local function issued()
-  return math.max(read_fence(), now_us)
+  return math.max(read_fence(), now_us - 1)
 end
 
 -- The reply for a hold the caller has: its token, and the grant's serial (a writer's is its token).

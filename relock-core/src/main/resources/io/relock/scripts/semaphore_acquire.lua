@@ -44,7 +44,7 @@ if (mode == 'wait' or mode == 'try') and redis.call('GET', KEYS[1]) == 'semaphor
       return {0, 0, soonest}
     elseif name_ttl >= tonumber(entry_ms) + 1000 then
       enqueue(owner, now_ms, now_us, tonumber(entry_ms), ARGV[2] .. ' ' .. claim_ms .. ' ' .. channel)
-      return {0, 0, soonest, math.max(read_fence(), now_us)}
+      return {0, 0, soonest, math.max(read_fence(), now_us - 1)}
     end
   elseif usual and name_ttl >= lease + 1000 and redis.call('EXISTS', QUEUE) == 0 then
     local token = issue_token(now_us, retention)
@@ -68,8 +68,9 @@ else
 end
 local now_ms, now_us = server_time()
 
+-- See acquire.lua's issued(): one below the clock, so that a grant in this microsecond is above it.
 local function issued()
-  return math.max(read_fence(), now_us)
+  return math.max(read_fence(), now_us - 1)
 end
 
 local holder, htoken, hcount, hlease, hsince, hwaiters, hattempt = hold_of(owner)

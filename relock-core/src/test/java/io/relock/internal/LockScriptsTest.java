@@ -37,6 +37,114 @@ class LockScriptsTest {
     return server.execute(command.toArray(new String[0]));
   }
 
+  /**
+   * Runs {@code script} with Redis's clock stopped at {@code micros}: a local {@code redis} that
+   * answers {@code TIME} with it shadows the global one for the whole chunk (the scripts call
+   * {@code redis.call} only through that name), so two calls can share a microsecond for certain.
+   */
+  private Object evalAt(long micros, LuaScript script, List<String> keys, List<String> args) {
+    String clock = "local redis = setmetatable({call = function(command, ...)\n"
+        + "  if command == 'TIME' then return {'" + micros / 1_000_000 + "', '" + micros % 1_000_000 + "'} end\n"
+        + "  return redis.call(command, ...)\n"
+        + "end}, {__index = redis})\n";
+    List<String> command = new ArrayList<>(List.of("EVAL", clock + script.source(), Integer.toString(keys.size())));
+    command.addAll(keys);
+    command.addAll(args);
+    return server.execute(command.toArray(new String[0]));
+  }
+
+  private long serverMicros() {
+    List<?> time = (List<?>) server.execute("TIME");
+    return Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString());
+  }
+
+  /**
+   * A queued waiter's recheck says up to which token grants to it have ended ('issued'); the
+   * holder's release in the same microsecond then hands it the lock. That grant's token must be
+   * above 'issued', or the waiter, hearing of the grant, takes it for one that had ended: it
+   * ignores the lock Redis holds for it, or, holding it, reports it lost and gives it up. Found by
+   * the model (no_false_end): 'issued' was the clock itself, which such a grant also gets.
+   */
+  @Test
+  void aGrantInTheSameMicrosecondAsARecheck_isAboveTheIssuedTheRecheckReported() {
+    String key = "relock:{same-us}";
+    long t = serverMicros();
+    List<Object> took = castList(evalAt(t - 20, Scripts.ACQUIRE, List.of(key),
+        ScriptCalls.acquire("c:holder", 30_000, "try", "60000", 10_000, 2000, false, "ch")));
+    assertThat(took.get(0)).isEqualTo(1L);
+    List<Object> queued = castList(evalAt(t - 10, Scripts.ACQUIRE, List.of(key),
+        ScriptCalls.acquire("d:waiter", 30_000, "wait", "60000", 10_000, 2000, false, "ch")));
+    assertThat(queued.get(0)).as("queued").isEqualTo(0L);
+
+    List<Object> recheck = castList(evalAt(t, Scripts.ACQUIRE, List.of(key),
+        ScriptCalls.acquire("d:waiter", 30_000, "recheck", "60000", 10_000, 2000, false, "ch")));
+    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
+    long issued = (Long) recheck.get(3);
+    evalAt(t, Scripts.RELEASE, List.of(key), ScriptCalls.release("c:holder", true, false, "60000", null, false));
+
+    StoredLock granted = StoredLock.read(server, key);
+    assertThat(granted.owner()).as("handed to the waiter").isEqualTo("d:waiter");
+    assertThat(granted.token()).as("the grant's token, beside the recheck's issued " + issued)
+        .isGreaterThan(issued);
+  }
+
+  /** As the test above, on a semaphore of one permit (semaphore_acquire.lua's own 'issued'). */
+  @Test
+  void aPermitGrantedInTheSameMicrosecondAsARecheck_isAboveTheIssuedTheRecheckReported() {
+    String key = "relock:{sem-same-us}";
+    long t = serverMicros();
+    List<Object> took = castList(evalAt(t - 20, Scripts.SEMAPHORE_ACQUIRE, List.of(key), semaphore("c:holder", "try")));
+    assertThat(took.get(0)).isEqualTo(1L);
+    List<Object> queued = castList(evalAt(t - 10, Scripts.SEMAPHORE_ACQUIRE, List.of(key), semaphore("d:waiter",
+        "wait")));
+    assertThat(queued.get(0)).as("queued").isEqualTo(0L);
+
+    List<Object> recheck = castList(evalAt(t, Scripts.SEMAPHORE_ACQUIRE, List.of(key), semaphore("d:waiter",
+        "recheck")));
+    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
+    long issued = (Long) recheck.get(3);
+    evalAt(t, Scripts.SEMAPHORE_RELEASE, List.of(key), List.of("c:holder", "1", "60000", ""));
+
+    StoredLock granted = StoredLock.of(server.execute("GET", key + ":h:d:waiter"));
+    assertThat(granted).as("a permit handed to the waiter").isNotNull();
+    assertThat(granted.token()).as("the grant's token, beside the recheck's issued " + issued)
+        .isGreaterThan(issued);
+  }
+
+  /** As the tests above, on a read-write lock's write lane (readwrite_acquire.lua's own 'issued'). */
+  @Test
+  void aWriteHoldGrantedInTheSameMicrosecondAsARecheck_isAboveTheIssuedTheRecheckReported() {
+    String key = "relock:{rw-same-us}";
+    long t = serverMicros();
+    List<Object> took = castList(evalAt(t - 20, Scripts.READWRITE_ACQUIRE, List.of(key), writer("c:holder", "try")));
+    assertThat(took.get(0)).isEqualTo(1L);
+    List<Object> queued = castList(evalAt(t - 10, Scripts.READWRITE_ACQUIRE, List.of(key), writer("d:waiter", "wait")));
+    assertThat(queued.get(0)).as("queued").isEqualTo(0L);
+
+    List<Object> recheck = castList(evalAt(t, Scripts.READWRITE_ACQUIRE, List.of(key), writer("d:waiter", "recheck")));
+    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
+    long issued = (Long) recheck.get(3);
+    evalAt(t, Scripts.READWRITE_RELEASE, List.of(key), List.of("c:holder", "1", "60000", "", "w"));
+
+    StoredLock granted = StoredLock.of(server.execute("GET", key + ":h:d:waiter"));
+    assertThat(granted).as("the write hold handed to the waiter").isNotNull();
+    assertThat(granted.token()).as("the grant's token, beside the recheck's issued " + issued)
+        .isGreaterThan(issued);
+  }
+
+  private static List<String> writer(String owner, String mode) {
+    List<String> args = new ArrayList<>(ScriptCalls.acquire(owner, 30_000, mode, "60000", 10_000, 2000, false, "ch"));
+    args.add("w");
+    args.add("");
+    return args;
+  }
+
+  private static List<String> semaphore(String owner, String mode) {
+    List<String> args = new ArrayList<>(ScriptCalls.acquire(owner, 30_000, mode, "60000", 10_000, 2000, false, "ch"));
+    args.add("1");
+    return args;
+  }
+
   private ScriptCalls.Renewed renew(List<String> keys, long leaseMillis, long budgetMicros, List<String> owners) {
     List<Object> reply = castList(eval(Scripts.RENEW, keys, ScriptCalls.renewArgs(leaseMillis, budgetMicros,
         owners)));
