@@ -33,8 +33,8 @@ final class HeldLease implements LockLease {
   /**
    * Tells the grant that made this hold from the owner's earlier ones, so that a late notification
    * of an ended grant is known as such: the token, except for a read lock's hold that joined a read
-   * epoch, whose token is the epoch's and whose serial is the server time of its grant (see
-   * readwrite.lua).
+   * epoch, whose token is the epoch's and whose serial is a token of its own, issued from the fence
+   * for its grant as any token is (see readwrite.lua).
    */
   final long serial;
   final long leaseNanos;
