@@ -191,6 +191,60 @@ class IssuedTest {
     assertThat((Long) again.get(3)).isGreaterThanOrEqualTo(tT);
   }
 
+  /** A kind of lock as these tests drive it: its acquire script, its release, its grant's token. */
+  private interface Kind {
+    List<Object> acquire(long at, String key, String owner, String mode);
+
+    void release(long at, String key, String owner);
+
+    /** The token of the grant {@code owner} holds, or null if it holds none. */
+    Long grantedToken(String key, String owner);
+  }
+
+  private final Kind exclusive = new Kind() {
+    public List<Object> acquire(long at, String key, String owner, String mode) {
+      return IssuedTest.this.acquire(at, key, owner, mode);
+    }
+
+    public void release(long at, String key, String owner) {
+      evalAt(at, Scripts.RELEASE, List.of(key), ScriptCalls.release(owner, true, false, RETENTION, null, false));
+    }
+
+    public Long grantedToken(String key, String owner) {
+      StoredLock lock = StoredLock.read(server, key);
+      return lock != null && lock.owner().equals(owner) ? lock.token() : null;
+    }
+  };
+
+  private final Kind semaphore = new Kind() {
+    public List<Object> acquire(long at, String key, String owner, String mode) {
+      return sem(at, key, owner, mode);
+    }
+
+    public void release(long at, String key, String owner) {
+      evalAt(at, Scripts.SEMAPHORE_RELEASE, List.of(key), List.of(owner, "1", RETENTION, ""));
+    }
+
+    public Long grantedToken(String key, String owner) {
+      StoredLock hold = StoredLock.of(server.execute("GET", key + ":h:" + owner));
+      return hold == null ? null : hold.token();
+    }
+  };
+
+  private final Kind writeLane = new Kind() {
+    public List<Object> acquire(long at, String key, String owner, String mode) {
+      return rw(at, key, owner, mode, "w");
+    }
+
+    public void release(long at, String key, String owner) {
+      evalAt(at, Scripts.READWRITE_RELEASE, List.of(key), List.of(owner, "1", RETENTION, "", "w"));
+    }
+
+    public Long grantedToken(String key, String owner) {
+      return semaphore.grantedToken(key, owner);
+    }
+  };
+
   /**
    * A queued waiter's recheck says up to which token grants to it have ended ('issued'); the
    * holder's release in the same microsecond then hands it the lock. That grant's token must be
@@ -198,59 +252,34 @@ class IssuedTest {
    * ignores the lock Redis holds for it, or, holding it, reports it lost and gives it up. Found by
    * the model (no_false_end): 'issued' was the clock itself, which such a grant also gets.
    */
+  private void aGrantInTheSameMicrosecondAsARecheck_isAboveItsIssued(Kind kind, String key) {
+    long t = serverMicros();
+    assertThat(kind.acquire(t - 20, key, "c:holder", "try").get(0)).isEqualTo(1L);
+    assertThat(kind.acquire(t - 10, key, "d:waiter", "wait").get(0)).as("queued").isEqualTo(0L);
+
+    List<Object> recheck = kind.acquire(t, key, "d:waiter", "recheck");
+    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
+    long issued = (Long) recheck.get(3);
+    kind.release(t, key, "c:holder");
+
+    assertThat(kind.grantedToken(key, "d:waiter")).as("handed to the waiter; its token beside the recheck's issued "
+        + issued).isNotNull().isGreaterThan(issued);
+  }
+
   @Test
   void aGrantInTheSameMicrosecondAsARecheck_isAboveTheIssuedTheRecheckReported() {
-    String key = "relock:{same-us}";
-    long t = serverMicros();
-    assertThat(acquire(t - 20, key, "c:holder", "try").get(0)).isEqualTo(1L);
-    assertThat(acquire(t - 10, key, "d:waiter", "wait").get(0)).as("queued").isEqualTo(0L);
-
-    List<Object> recheck = acquire(t, key, "d:waiter", "recheck");
-    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
-    long issued = (Long) recheck.get(3);
-    evalAt(t, Scripts.RELEASE, List.of(key), ScriptCalls.release("c:holder", true, false, RETENTION, null, false));
-
-    StoredLock granted = StoredLock.read(server, key);
-    assertThat(granted.owner()).as("handed to the waiter").isEqualTo("d:waiter");
-    assertThat(granted.token()).as("the grant's token, beside the recheck's issued " + issued)
-        .isGreaterThan(issued);
+    aGrantInTheSameMicrosecondAsARecheck_isAboveItsIssued(exclusive, "relock:{same-us}");
   }
 
-  /** As the test above, on a semaphore of one permit (semaphore_acquire.lua's own 'issued'). */
+  /** semaphore_acquire.lua has its own 'issued'. */
   @Test
   void aPermitGrantedInTheSameMicrosecondAsARecheck_isAboveTheIssuedTheRecheckReported() {
-    String key = "relock:{sem-same-us}";
-    long t = serverMicros();
-    assertThat(sem(t - 20, key, "c:holder", "try").get(0)).isEqualTo(1L);
-    assertThat(sem(t - 10, key, "d:waiter", "wait").get(0)).as("queued").isEqualTo(0L);
-
-    List<Object> recheck = sem(t, key, "d:waiter", "recheck");
-    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
-    long issued = (Long) recheck.get(3);
-    evalAt(t, Scripts.SEMAPHORE_RELEASE, List.of(key), List.of("c:holder", "1", RETENTION, ""));
-
-    StoredLock granted = StoredLock.of(server.execute("GET", key + ":h:d:waiter"));
-    assertThat(granted).as("a permit handed to the waiter").isNotNull();
-    assertThat(granted.token()).as("the grant's token, beside the recheck's issued " + issued)
-        .isGreaterThan(issued);
+    aGrantInTheSameMicrosecondAsARecheck_isAboveItsIssued(semaphore, "relock:{sem-same-us}");
   }
 
-  /** As the tests above, on a read-write lock's write lane (readwrite_acquire.lua's own 'issued'). */
+  /** readwrite_acquire.lua has its own 'issued'. */
   @Test
   void aWriteHoldGrantedInTheSameMicrosecondAsARecheck_isAboveTheIssuedTheRecheckReported() {
-    String key = "relock:{rw-same-us}";
-    long t = serverMicros();
-    assertThat(rw(t - 20, key, "c:holder", "try", "w").get(0)).isEqualTo(1L);
-    assertThat(rw(t - 10, key, "d:waiter", "wait", "w").get(0)).as("queued").isEqualTo(0L);
-
-    List<Object> recheck = rw(t, key, "d:waiter", "recheck", "w");
-    assertThat(recheck.get(0)).as("still queued").isEqualTo(0L);
-    long issued = (Long) recheck.get(3);
-    evalAt(t, Scripts.READWRITE_RELEASE, List.of(key), List.of("c:holder", "1", RETENTION, "", "w"));
-
-    StoredLock granted = StoredLock.of(server.execute("GET", key + ":h:d:waiter"));
-    assertThat(granted).as("the write hold handed to the waiter").isNotNull();
-    assertThat(granted.token()).as("the grant's token, beside the recheck's issued " + issued)
-        .isGreaterThan(issued);
+    aGrantInTheSameMicrosecondAsARecheck_isAboveItsIssued(writeLane, "relock:{rw-same-us}");
   }
 }
