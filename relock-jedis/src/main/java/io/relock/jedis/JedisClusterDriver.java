@@ -7,6 +7,7 @@ import io.relock.spi.RedisReplyException;
 import io.relock.spi.RedisTarget;
 import io.relock.spi.RedisUri;
 import io.relock.spi.ReplicatedReply;
+import io.relock.spi.ServerInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -106,7 +107,7 @@ public final class JedisClusterDriver implements RedisDriver {
     this.topology.setRemoveOnCancelPolicy(true);
     int major;
     try {
-      major = majorVersion(infoServer());
+      major = ServerInfo.majorVersion(infoServer());
     } catch (RuntimeException e) {
       shutdown();
       throw e;
@@ -202,17 +203,6 @@ public final class JedisClusterDriver implements RedisDriver {
       }
     }
     throw first != null ? first : new JedisConnectionException("no primary in the slot map of " + where);
-  }
-
-  static int majorVersion(String info) {
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith("redis_version:")) {
-        String v = line.substring("redis_version:".length()).trim();
-        int dot = v.indexOf('.');
-        return Integer.parseInt(dot < 0 ? v : v.substring(0, dot));
-      }
-    }
-    return 0;
   }
 
   /** {@code true}: core keeps each call to one slot. */

@@ -22,6 +22,7 @@ import io.relock.spi.DriverSettings;
 import io.relock.spi.RedisDriver;
 import io.relock.spi.RedisTarget;
 import io.relock.spi.ReplicatedReply;
+import io.relock.spi.ServerInfo;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,7 +100,7 @@ public final class LettuceClusterDriver implements RedisDriver {
       c = client.connect();
       this.commands = c;
       this.pubsub = client.connectPubSub();
-      this.sharded = majorVersion(c.sync().info("server")) >= 7;
+      this.sharded = ServerInfo.majorVersion(c.sync().info("server")) >= 7;
     } catch (RuntimeException e) {
       if (c != null) {
         c.close();
@@ -195,17 +196,6 @@ public final class LettuceClusterDriver implements RedisDriver {
             .build())
         .build());
     return new LettuceClusterDriver(client);
-  }
-
-  static int majorVersion(String info) {
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith("redis_version:")) {
-        String v = line.substring("redis_version:".length()).trim();
-        int dot = v.indexOf('.');
-        return Integer.parseInt(dot < 0 ? v : v.substring(0, dot));
-      }
-    }
-    return 0;
   }
 
   @Override
