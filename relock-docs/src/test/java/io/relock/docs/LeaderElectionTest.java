@@ -6,6 +6,7 @@ import io.relock.LeaderCandidate;
 import io.relock.LeaderListener;
 import io.relock.Leadership;
 import io.relock.Relock;
+import io.relock.testkit.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;

@@ -7,6 +7,7 @@ import io.relock.DistributedLock;
 import io.relock.LockLease;
 import io.relock.LockLostException;
 import io.relock.Relock;
+import io.relock.testkit.Await;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -11,6 +11,7 @@ import io.relock.Relock;
 import io.relock.RelockListener;
 import io.relock.micrometer.RelockMetrics;
 import io.relock.micrometer.RelockObservations;
+import io.relock.testkit.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

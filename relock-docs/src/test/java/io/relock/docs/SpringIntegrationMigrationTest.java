@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.Relock;
 import io.relock.integration.RelockLockRegistry;
+import io.relock.testkit.Await;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.Bean;

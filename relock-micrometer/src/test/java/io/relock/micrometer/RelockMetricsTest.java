@@ -14,6 +14,7 @@ import io.relock.LockLease;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockException;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import io.relock.testkit.RedisServer;
 import java.time.Duration;

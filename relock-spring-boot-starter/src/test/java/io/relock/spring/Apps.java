@@ -1,5 +1,6 @@
 package io.relock.spring;
 
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisServer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -10,6 +10,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.relock.Relock;
 import io.relock.micrometer.RelockObservations;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.relock.LockLease;
 import io.relock.Relock;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import java.time.Duration;
 import java.util.ArrayList;

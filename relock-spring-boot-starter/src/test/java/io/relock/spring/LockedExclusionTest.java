@@ -2,6 +2,7 @@ package io.relock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;

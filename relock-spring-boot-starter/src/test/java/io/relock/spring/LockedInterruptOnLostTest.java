@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.relock.Relock;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;

@@ -7,6 +7,7 @@ import io.relock.LockLease;
 import io.relock.LockLostException;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import io.relock.testkit.RedisServer;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.relock.LockLease;
 import io.relock.LockLostException;
 import io.relock.Relock;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

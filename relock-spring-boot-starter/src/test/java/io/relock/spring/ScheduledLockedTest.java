@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.relock.LockTimeoutException;
 import io.relock.Relock;
 import io.relock.RelockListener;
+import io.relock.testkit.Await;
 import io.relock.testkit.RedisExtension;
 import java.time.Clock;
 import java.time.Duration;
