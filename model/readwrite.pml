@@ -192,7 +192,7 @@ inline acquire(c, mode) {
   fi;
   /* l.114-119: queued, told when the first hold ends */
   soonest_end();
-  enqueue(c);
+  enqueue(c, aent[c]);
   t_v = ISSUED;
   reply(c, R_0, 0, t_pttl, t_v);
 acq_done:

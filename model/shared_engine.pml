@@ -34,6 +34,11 @@ inline acq_send(c, kind) {
   :: gnet[c] == NONE -> gnet[c] = now
   :: else
   fi;
+  if   /* ARGV[5], Acquisition.entryLifetimeMillis (l.409-417): 3 recheck intervals, never past the
+        * wait's deadline (its "+ 1" ms is below a tick; at least 1); only a 'wait' or 'recheck' queues */
+  :: kind == C_WAIT || kind == C_RECHECK -> aent[c] = (dl[c] > now -> (dl[c] - now < ENTRY -> dl[c] - now : ENTRY) : 1)
+  :: else
+  fi;
   send(c, kind)
 }
 
@@ -299,7 +304,8 @@ inline rel_error(c, mayrun) {
  * reads them: each is written again before its next use) */
 inline normalize(c) {
   if
-  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0
+  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0;
+     aent[c] = 0
   :: else
   fi;
   if
@@ -554,10 +560,6 @@ end:
 
 init {
   atomic {
-    if
-    :: fastclock = 0
-    :: fastclock = 1
-    fi;
     t_i = 1;
     do
     :: t_i <= N ->

@@ -37,8 +37,9 @@
 #define RI    2    /* recheck interval */
 #define CLAIM 4    /* LeaseKeeper.claimMillis: 2 recheck intervals */
 #define MARGIN 1   /* LeaseKeeper.claimMarginNanos: a third of the claim, in whole ticks */
-#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
-#define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
+#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals, capped at the wait's end */
+#define DRIFT 1    /* RelockSettings.driftFor: Redis's clock may run this much slower or faster than
+                    * a client's over any key's lifetime: a key may expire this much early or late */
 #define WD    2    /* watchdog tick: a third of the lease */
 #define CT    1    /* command timeout: a lost request or reply fails this long after sending */
 #define WAIT  8    /* each acquisition's wait (tryLock(WAIT)) */
@@ -110,7 +111,6 @@
 #define T_ORPHAN   5
 
 byte now;
-bool fastclock;  /* Redis's clock runs DRIFT ahead of the clients' over a lease (chosen once) */
 byte faults;
 bool rdown;      /* Redis restarting: down until the next tick */
 bool rstart;     /* a restart is due within this tick */
@@ -156,6 +156,7 @@ bool orph[NA];      /* withdrawing an orphaned grant (LockCalls.withdrawOrphan) 
  * fourth element: 'issued' after code 0 or -3, the grant's serial after 1 or 3 */
 byte ak[NA]; byte as[NA]; byte asent[NA]; byte adue[NA];
 byte acode[NA]; byte atok[NA]; byte apttl[NA]; byte aiss[NA];
+byte aent[NA];   /* the call's ARGV[5]: its queue entry's lifetime (Acquisition.entryLifetimeMillis) */
 /* the watchdog's slot (renew.lua) */
 byte rs[NA]; byte rsent[NA]; byte rdue[NA]; bool rheld[NA];
 /* grant notifications on the client's channel: serial and token (0: none), arrival tick */
@@ -179,6 +180,7 @@ bool reported_loss = 1;
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_first, t_pttl, t_d, t_ok, t_h, t_iss;
 /* and of the property checks */
 HIDDEN byte p_i, p_j, p_k, p_n, p_res;
+HIDDEN byte t_e;   /* the drift of the key written now: 0, DRIFT (on time) or 2*DRIFT, see pick_drift */
 HIDDEN byte t_cov;   /* t_cov = N begins each line marked "cover: NAME" (see relock.pml) */
 
 /* HeldLease.isValid, for a client Redis did not lose the data of during its hold */
@@ -257,9 +259,19 @@ inline pick_pause() {
   fi
 }
 
-inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once): keys expire early */
-  t_d = (fastclock -> DRIFT : 0)
+/* Redis's clock against the clients' (issue 42, point 5), as in relock.pml: a key written now for
+ * px lives px of Redis's time, which by the clients' clocks is px less or more the drift allowance,
+ * chosen afresh at each write. t_e is 0 (fast), DRIFT (on time) or 2*DRIFT (slow). */
+inline pick_drift() {
+  if
+  :: t_e = 0
+#ifndef DRIFT_EDGES   /* (a smaller search: Redis's clock only fast or slow, never on time) */
+  :: t_e = DRIFT
+#endif
+  :: t_e = 2 * DRIFT
+  fi
 }
+#define DRIFTED(px) (now + (px) + t_e - DRIFT)
 
 /* fence.lua issue_token (l.71-74) with settle_fence (l.36-51): the next serial is
  * max(fence + 1, server time); the fence holds no waiters mark for a shared kind */
@@ -280,7 +292,7 @@ inline issue_token() {
  * their expiries are not modelled: see README.md) */
 inline add_hold(w, tok, ser, px) {
   pick_drift();
-  hexp[w] = now + px - t_d; htk[w] = tok; hsr[w] = ser;
+  hexp[w] = DRIFTED(px); htk[w] = tok; hsr[w] = ser;
   hend[w] = 0
 }
 
@@ -346,16 +358,18 @@ inline first_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.80-89) */
-inline enqueue(w) {
+/* queue.lua enqueue (l.80-89): the entry lives ttl (ARGV[5]) from now by Redis's clock, and the
+ * queue keys at least as long */
+inline enqueue(w, ttl) {
   queued(w, t_ok);
   if
   :: !t_ok -> q[qn] = w; qn++
   :: else
   fi;
-  qexp[w] = now + ENTRY;
+  pick_drift();
+  qexp[w] = DRIFTED(ttl);
   if
-  :: qkexp < now + ENTRY -> qkexp = now + ENTRY
+  :: qkexp < qexp[w] -> qkexp = qexp[w]
   :: else
   fi
 }
@@ -406,7 +420,7 @@ inline reply(c, code, tok, pttl, fourth) {
  * hold's key is its owner's alone) */
 inline renew_one(c, res) {
   if
-  :: HOLDS(c) -> pick_drift(); hexp[c] = now + LEASE - t_d; res = 1
+  :: HOLDS(c) -> pick_drift(); hexp[c] = DRIFTED(LEASE); res = 1
   :: else -> res = 0
   fi
 }
