@@ -9,6 +9,8 @@
  *
  * Time is discrete: one tick is one recheck interval / 2. It advances only when nothing else can
  * happen (spin's timeout), so every event due at a tick happens, in every order, before the next.
+ * `now` is the clients' clock; Redis's clock runs up to the drift allowance faster or slower over
+ * each key's lifetime (pick_drift).
  *
  * Compile-time switches (spin -D...):
  *   N=2|3               clients (one acquisition each)
@@ -30,8 +32,13 @@
  *   BUG_NO_HELD_CHECK   the second half of caf083b taken out alone: a reply that comes while the
  *                       client holds a grant it was notified of, and says that grant had ended
  *                       before the call ran, is ignored (no loss, no orphan withdrawal)
+ *   BUG_ENTRY_UNCAPPED  (a plausible slip, issue 42 point 5) Acquisition.entryLifetimeMillis not
+ *                       capped at the wait's deadline: a queue entry always lives 3 recheck
+ *                       intervals
  *   NO_FREE_WITHIN      leaves the free_within assertion out (to show that the other properties
  *                       miss the last two defects)
+ *   DRIFT_EDGES         a smaller search: each key write takes Redis's clock at one end of the
+ *                       drift allowance or the other (fast or slow), never on time
  */
 
 #ifndef N
@@ -264,8 +271,11 @@ inline check_wakeup() {
  * when Redis ran a call of its owner's own (an acquisition, a renewal or confirmation: a crashed
  * holder's lock lasts that long), a claim time from a hand-over (a waiter that died or gave up
  * while queued holds it no longer), a lease from release.lua's put-back of another owner's hold
- * (l.76-85, which says so), and nothing after its owner's release or 'abandon' ran. Checked when
- * time moves on, after the keys due to expire have expired. */
+ * (l.76-85, which says so), and nothing after its owner's release or 'abandon' ran; each measured
+ * by Redis's clock (the drift of that write). And a queue entry whose caller has stopped is dead by
+ * the end its wait allows (qleg): the entry lifetime from when Redis ran the call, capped at what
+ * was left of the wait when the call was sent (Acquisition.entryLifetimeMillis), by Redis's clock.
+ * Checked when time moves on, after the keys due to expire have expired. */
 inline check_free_within() {
 #ifndef NO_FREE_WITHIN   /* (to show which defects only this property catches) */
   if
