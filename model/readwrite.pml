@@ -19,6 +19,11 @@
  *   BUG_RW_STALE_EPOCH    (not a project defect; a plausible one) grant_waiting stops at a writer
  *                         only if readers held when it began (the count taken before its loop),
  *                         not when its own loop has just granted readers
+ *   BUG_HANDOVER_LEASE    (a plausible slip, as in relock.pml) grant_waiting writes a handed-over
+ *                         hold's key for the full lease instead of the waiter's claim time
+ *   BUG_ENTRY_UNCAPPED    (shared_engine.pml; as in relock.pml) the queue entry lifetime not capped
+ *                         at the wait's deadline
+ *   DRIFT_EDGES           (shared_redis.pml) Redis's clock only fast or slow at each key write
  */
 
 #define LW 1       /* a writer */
@@ -123,7 +128,12 @@ inline grant_waiting() {
 #endif
         forget_waiter(t_first);                                          /* l.80-83 */
         lane_token(t_first);
+#ifdef BUG_HANDOVER_LEASE
+        add_hold(t_first, t_v, t_tok, LEASE);   /* the full lease, not the claim time */
+        hleg[t_first] = DRIFTED(CLAIM);         /* ghost: what a hand-over may last */
+#else
         add_hold(t_first, t_v, t_tok, CLAIM);
+#endif
         notify(t_first, t_tok, t_v);
         if                                                               /* l.85-89 */
         :: lane[t_first] == LW -> t_nw = 1
@@ -192,7 +202,7 @@ inline acquire(c, mode) {
   fi;
   /* l.114-119: queued, told when the first hold ends */
   soonest_end();
-  enqueue(c);
+  enqueue(c, aent[c], aleg[c]);
   t_v = ISSUED;
   reply(c, R_0, 0, t_pttl, t_v);
 acq_done:

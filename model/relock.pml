@@ -9,6 +9,8 @@
  *
  * Time is discrete: one tick is one recheck interval / 2. It advances only when nothing else can
  * happen (spin's timeout), so every event due at a tick happens, in every order, before the next.
+ * `now` is the clients' clock; Redis's clock runs up to the drift allowance faster or slower over
+ * each key's lifetime (pick_drift).
  *
  * Compile-time switches (spin -D...):
  *   N=2|3               clients (one acquisition each)
@@ -33,10 +35,15 @@
  *   BUG_ISSUED_SAME_US  acquire.lua's 'issued' as max(fence, server time), which a grant issued
  *                       later in the same server microsecond equals (the defect no_false_end
  *                       found; fixed as max(fence, server time - 1))
+ *   BUG_ENTRY_UNCAPPED  (a plausible slip, issue 42 point 5) Acquisition.entryLifetimeMillis not
+ *                       capped at the wait's deadline: a queue entry always lives 3 recheck
+ *                       intervals
  *   NO_FREE_WITHIN      leaves the free_within assertion out (to show that the other properties
  *                       miss the last two defects)
  *   NO_FALSE_END_CHECK  leaves the no_false_end assertion out (BUG_FENCE_NO_CLOCK violates it
  *                       too; the run that shows fence_order bites turns it off)
+ *   DRIFT_EDGES         a smaller search: each key write takes Redis's clock at one end of the
+ *                       drift allowance or the other (fast or slow), never on time
  */
 
 #ifndef N
@@ -64,8 +71,9 @@
 #define RI    2    /* recheck interval */
 #define CLAIM 4    /* LeaseKeeper.claimMillis: 2 recheck intervals */
 #define MARGIN 1   /* LeaseKeeper.claimMarginNanos: a third of the claim, in whole ticks */
-#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
-#define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
+#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals, capped at the wait's end */
+#define DRIFT 1    /* RelockSettings.driftFor: Redis's clock may run this much slower or faster than
+                    * a client's over any key's lifetime: a key may expire this much early or late */
 #define WD    2    /* watchdog tick: a third of the lease */
 #define CT    1    /* command timeout: a lost request or reply fails this long after sending */
 #define WAIT  8    /* each acquisition's wait (tryLock(WAIT)) */
@@ -134,7 +142,6 @@
 #define T_ORPHAN   5
 
 byte now;
-bool fastclock;  /* Redis's clock runs DRIFT ahead of the clients' over a lease (chosen once) */
 byte faults;
 bool rdown;      /* Redis restarting: down until the next tick */
 bool rstart;     /* a restart is due within this tick */
@@ -151,6 +158,7 @@ byte q[N];       /* queue :q, oldest first */
 byte qn;
 byte qexp[NA];  /* :qi entry expiry per owner */
 byte qkexp;      /* expiry of the queue keys (enqueue's PEXPIRE) */
+byte qleg[NA];   /* ghost: the latest tick each entry may legitimately live (see free_within) */
 
 /* ---- clients (index 1..N) ---- */
 byte ph[NA];
@@ -180,6 +188,8 @@ bool orph[NA];      /* withdrawing an orphaned grant (LockCalls.withdrawOrphan) 
 /* the call slot (acquire.lua / release.lua / Acquisition.confirm) */
 byte ak[NA]; byte as[NA]; byte asent[NA]; byte adue[NA];
 byte acode[NA]; byte atok[NA]; byte apttl[NA]; byte aiss[NA];
+byte aent[NA];   /* the call's ARGV[5]: its queue entry's lifetime (Acquisition.entryLifetimeMillis) */
+byte aleg[NA];   /* ghost: that lifetime as the wait's deadline allows it (differs only with a defect) */
 /* the watchdog's slot (renew.lua) */
 byte rs[NA]; byte rsent[NA]; byte rdue[NA]; bool rheld[NA];
 /* grant notifications on the client's channel: token (0: none) and arrival tick */
@@ -204,6 +214,7 @@ bool no_false_end = 1;
 
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_last, t_first, t_holder, t_pttl, t_d;
+HIDDEN byte t_e;   /* the drift of the key written now: 0, DRIFT (on time) or 2*DRIFT, see pick_drift */
 HIDDEN byte t_ok, t_w, t_tried, t_marked, t_waiters, t_fenced, t_hastok, t_more, t_swapped;
 HIDDEN byte t_cov;   /* t_cov = N begins each line marked "cover: NAME" (N one per mark), so that
                       * spin's unreached-code report tells whether that branch ran
@@ -282,14 +293,28 @@ inline check_wakeup() {
  * when Redis ran a call of its owner's own (an acquisition, a renewal or confirmation: a crashed
  * holder's lock lasts that long), a claim time from a hand-over (a waiter that died or gave up
  * while queued holds it no longer), a lease from release.lua's put-back of another owner's hold
- * (l.76-85, which says so), and nothing after its owner's release or 'abandon' ran. Checked when
- * time moves on, after the keys due to expire have expired. */
+ * (l.76-85, which says so), and nothing after its owner's release or 'abandon' ran; each measured
+ * by Redis's clock (the drift of that write). And a queue entry whose caller has stopped is dead by
+ * the end its wait allows (qleg): the entry lifetime from when Redis ran the call, capped at what
+ * was left of the wait when the call was sent (Acquisition.entryLifetimeMillis), by Redis's clock.
+ * Checked when time moves on, after the keys due to expire have expired. */
 inline check_free_within() {
 #ifndef NO_FREE_WITHIN   /* (to show which defects only this property catches) */
   if
   :: ALL_STOPPED && lo != 0 && now >= kleg -> free_within = 0
   :: else
   fi;
+  /* and a queue entry whose caller has stopped is dead by the end its wait allows (qleg) */
+  t_i = 1;
+  do
+  :: t_i <= N ->
+     if
+     :: ph[t_i] >= WDRAW && qexp[t_i] > now && now >= qleg[t_i] -> free_within = 0
+     :: else
+     fi;
+     t_i++
+  :: else -> break
+  od;
   assert(free_within)
 #else
   skip
@@ -314,15 +339,28 @@ inline pick_pause() {
   fi
 }
 
-inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once): keys expire early */
-  t_d = (fastclock -> DRIFT : 0)
+/* Redis's clock against the clients' (issue 42, point 5): a key written now for px lives px of
+ * Redis's time, which by the clients' clocks is px less or more the drift allowance (Redis's clock
+ * faster or slower: RelockSettings.driftFor bounds the rate, not the direction). Chosen afresh at
+ * each write, so the rate may change within a run, within the allowance; every key write (the
+ * lock, a renewal, release.lua's put-back, a queue entry and the queue keys) goes through it.
+ * t_e is 0 (fast), DRIFT (on time) or 2*DRIFT (slow); a key lives DRIFTED(px). */
+inline pick_drift() {
+  if
+  :: t_e = 0
+#ifndef DRIFT_EDGES   /* (a smaller search: Redis's clock only fast or slow, never on time) */
+  :: t_e = DRIFT
+#endif
+  :: t_e = 2 * DRIFT
+  fi
 }
+#define DRIFTED(px) (now + (px) + t_e - DRIFT)
 
 /* lockvalue.lua set_lock: KEYS[1] = owner, token, waiters; expires px from now */
 inline set_lock(w, tok, px, waiters) {
   pick_drift();
-  lo = w; ltok = tok; lexp = now + px - t_d; lw = waiters;
-  kleg = now + px;   /* ghost: a hold written for px may last px */
+  lo = w; ltok = tok; lexp = DRIFTED(px); lw = waiters;
+  kleg = lexp;   /* ghost: a hold written for px may last px, by Redis's clock */
   hend[w] = 0
 }
 
@@ -392,7 +430,7 @@ inline forget_waiter(w) {
      qn--; q[qn] = 0
   :: else
   fi;
-  qexp[w] = 0;
+  qexp[w] = 0; qleg[w] = 0;
   if
   :: qn == 0 -> qkexp = 0
   :: else
@@ -433,16 +471,19 @@ inline pop_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.80-89) */
-inline enqueue(w) {
+/* queue.lua enqueue (l.80-89): the entry lives ttl (ARGV[5]) from now by Redis's clock, and the
+ * queue keys at least as long */
+inline enqueue(w, ttl, legttl) {
   queued(w, t_ok);
   if
   :: !t_ok -> q[qn] = w; qn++
   :: else
   fi;
-  qexp[w] = now + ENTRY;
+  pick_drift();
+  qexp[w] = DRIFTED(ttl);
+  qleg[w] = DRIFTED(legttl);   /* ghost: what the wait's deadline allows (see free_within) */
   if
-  :: qkexp < now + ENTRY -> qkexp = now + ENTRY
+  :: qkexp < qexp[w] -> qkexp = qexp[w]
   :: else
   fi
 }
@@ -497,7 +538,7 @@ inline grant_next() {
 #else
      hand_to(t_first, CLAIM);
 #endif
-     kleg = now + CLAIM;   /* ghost: a hand-over may last the waiter's claim time (l.40-45) */
+     kleg = DRIFTED(CLAIM);   /* ghost: a hand-over may last the waiter's claim time (l.40-45) */
      notify(t_first, t_tok)
   fi
 }
@@ -622,7 +663,7 @@ inline acquire(c, mode) {
   fi;
   /* l.173-189: held by another owner (or just handed to the first waiter): queue */
   t_pttl = lexp - now;
-  enqueue(c);
+  enqueue(c, aent[c], aleg[c]);
   if
   :: t_holder == 0 -> t_hastok = 0; mark_waiters(1)
   :: else ->
@@ -645,7 +686,7 @@ inline release(c, mode) {
   :: lo != 0 && lo != c ->                               /* l.76-85 */
      if
      :: mode == C_REL1 ->   /* GETDEL took it: put back for a lease */
-        t_cov = 5; lexp = now + LEASE; kleg = lexp   /* cover: release-put-back */
+        t_cov = 5; pick_drift(); lexp = DRIFTED(LEASE); kleg = lexp   /* cover: release-put-back */
      :: else
      fi;
      reply(c, R_0, 0, 0, 0)
@@ -657,7 +698,7 @@ inline release(c, mode) {
 /* renew.lua (l.43-49) for one hold: extended if the owner still holds it */
 inline renew_one(c, res) {
   if
-  :: lo == c -> pick_drift(); lexp = now + LEASE - t_d; kleg = now + LEASE; res = 1
+  :: lo == c -> pick_drift(); lexp = DRIFTED(LEASE); kleg = lexp; res = 1
   :: else -> res = 0
   fi
 }
@@ -679,7 +720,7 @@ inline restart() {
   t_i = 1;
   do
   :: t_i <= N ->
-     qexp[t_i] = 0;
+     qexp[t_i] = 0; qleg[t_i] = 0;
      conn[t_i] = 0;
      if
      :: ph[t_i] == ACTIVE || ph[t_i] == HELD || ph[t_i] == WDRAW || ph[t_i] == REL -> rsd[t_i] = 1
@@ -753,11 +794,22 @@ inline send(c, kind) {
   fi
 }
 
-/* Acquisition.send (l.372-399) */
+/* Acquisition.send (l.372-399), with Acquisition.entryLifetimeMillis (l.409-417) as ARGV[5]: three
+ * recheck intervals, never past the wait's deadline (its "+ 1" ms is below a tick; at least 1) */
 inline acq_send(c, kind) {
   infl[c] = 1; inredis[c] = 1;
   if
   :: gnet[c] == NONE -> gnet[c] = now
+  :: else
+  fi;
+  if   /* only a 'wait' or 'recheck' queues */
+  :: kind == C_WAIT || kind == C_RECHECK ->
+     aleg[c] = (dl[c] > now -> (dl[c] - now < ENTRY -> dl[c] - now : ENTRY) : 1);
+#ifdef BUG_ENTRY_UNCAPPED
+     aent[c] = ENTRY   /* not capped at the wait's deadline */
+#else
+     aent[c] = aleg[c]
+#endif
   :: else
   fi;
   send(c, kind)
@@ -1038,7 +1090,8 @@ inline rel_error(c, mayrun) {
  * reads them: each is written again before its next use) */
 inline normalize(c) {
   if
-  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0
+  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0;
+     aent[c] = 0; aleg[c] = 0
   :: else
   fi;
   if
@@ -1224,7 +1277,7 @@ end:
        :: qn > 0 && qkexp <= now ->
           t_i = 0;
           do
-          :: t_i < qn -> qexp[q[t_i]] = 0; q[t_i] = 0; t_i++
+          :: t_i < qn -> qexp[q[t_i]] = 0; qleg[q[t_i]] = 0; q[t_i] = 0; t_i++
           :: else -> break
           od;
           qn = 0; qkexp = 0
@@ -1247,10 +1300,6 @@ end:
 
 init {
   atomic {
-    if
-    :: fastclock = 0
-    :: fastclock = 1
-    fi;
     t_i = 1;
     do
     :: t_i <= N ->

@@ -18,6 +18,9 @@
  *                             'abandon') takes its permits from ARGV[6], which the client sends
  *                             as '0' (LockKind.Semaphore.acquireArgs), instead of the marker: a
  *                             permit it frees is not handed on
+ *   BUG_ENTRY_UNCAPPED        (shared_engine.pml; as in relock.pml) the queue entry lifetime not
+ *                             capped at the wait's deadline
+ *   DRIFT_EDGES               (shared_redis.pml) Redis's clock only fast or slow at each key write
  */
 
 #ifndef PERMITS
@@ -146,7 +149,7 @@ inline acquire(c, mode) {
   fi;
   /* l.128-133: queued, told when the first hold ends */
   soonest_end();
-  enqueue(c);
+  enqueue(c, aent[c], aleg[c]);
   t_v = ISSUED;
   reply(c, R_0, 0, t_pttl, t_v);
 acq_done:

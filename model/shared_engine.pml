@@ -34,6 +34,17 @@ inline acq_send(c, kind) {
   :: gnet[c] == NONE -> gnet[c] = now
   :: else
   fi;
+  if   /* ARGV[5], Acquisition.entryLifetimeMillis (l.409-417): 3 recheck intervals, never past the
+        * wait's deadline (its "+ 1" ms is below a tick; at least 1); only a 'wait' or 'recheck' queues */
+  :: kind == C_WAIT || kind == C_RECHECK ->
+     aleg[c] = (dl[c] > now -> (dl[c] - now < ENTRY -> dl[c] - now : ENTRY) : 1);
+#ifdef BUG_ENTRY_UNCAPPED
+     aent[c] = ENTRY   /* not capped at the wait's deadline */
+#else
+     aent[c] = aleg[c]
+#endif
+  :: else
+  fi;
   send(c, kind)
 }
 
@@ -301,7 +312,8 @@ inline rel_error(c, mayrun) {
  * reads them: each is written again before its next use) */
 inline normalize(c) {
   if
-  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0
+  :: as[c] == S_FREE -> ak[c] = 0; asent[c] = 0; adue[c] = 0; acode[c] = 0; atok[c] = 0; apttl[c] = 0; aiss[c] = 0;
+     aent[c] = 0; aleg[c] = 0
   :: else
   fi;
   if
@@ -534,12 +546,13 @@ end:
        :: qn > 0 && qkexp <= now ->
           t_i = 0;
           do
-          :: t_i < qn -> qexp[q[t_i]] = 0; q[t_i] = 0; t_i++
+          :: t_i < qn -> qexp[q[t_i]] = 0; qleg[q[t_i]] = 0; q[t_i] = 0; t_i++
           :: else -> break
           od;
           qn = 0; qkexp = 0
        :: else
        fi;
+       check_free_within();
        /* a Redis restart without data somewhere in this tick */
        if
        :: RESTART && faults < FAULTS -> faults++; rstart = 1
@@ -556,10 +569,6 @@ end:
 
 init {
   atomic {
-    if
-    :: fastclock = 0
-    :: fastclock = 1
-    fi;
     t_i = 1;
     do
     :: t_i <= N ->
@@ -571,8 +580,7 @@ init {
   }
 }
 
-/* no lock held for nobody: once every caller has stopped (released, gave up, crashed), every
- * hold and the queue are gone */
-#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
+/* no lock held for nobody: once every caller has stopped (released, gave up, crashed: ALL_STOPPED,
+ * in shared_redis.pml), every hold and the queue are gone */
 #define LOCK_FREE (hexp[1] == 0 && hexp[2] == 0 && hexp[3] == 0 && qn == 0)
 ltl no_lock_for_nobody { [] (ALL_STOPPED -> <> LOCK_FREE) }

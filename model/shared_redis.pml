@@ -37,8 +37,9 @@
 #define RI    2    /* recheck interval */
 #define CLAIM 4    /* LeaseKeeper.claimMillis: 2 recheck intervals */
 #define MARGIN 1   /* LeaseKeeper.claimMarginNanos: a third of the claim, in whole ticks */
-#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals */
-#define DRIFT 1    /* RelockSettings.driftFor: Redis may expire a key this much early */
+#define ENTRY 6    /* Acquisition.entryLifetimeMillis: 3 recheck intervals, capped at the wait's end */
+#define DRIFT 1    /* RelockSettings.driftFor: Redis's clock may run this much slower or faster than
+                    * a client's over any key's lifetime: a key may expire this much early or late */
 #define WD    2    /* watchdog tick: a third of the lease */
 #define CT    1    /* command timeout: a lost request or reply fails this long after sending */
 #define WAIT  8    /* each acquisition's wait (tryLock(WAIT)) */
@@ -110,7 +111,6 @@
 #define T_ORPHAN   5
 
 byte now;
-bool fastclock;  /* Redis's clock runs DRIFT ahead of the clients' over a lease (chosen once) */
 byte faults;
 bool rdown;      /* Redis restarting: down until the next tick */
 bool rstart;     /* a restart is due within this tick */
@@ -125,6 +125,8 @@ byte q[N];       /* queue :q, oldest first */
 byte qn;
 byte qexp[NA];   /* :qi entry expiry per owner */
 byte qkexp;      /* expiry of the queue keys (enqueue's PEXPIRE) */
+byte hleg[NA];   /* ghost: the latest tick each hold key may legitimately last (see free_within) */
+byte qleg[NA];   /* ghost: the latest tick each queue entry may legitimately live (see free_within) */
 
 /* ---- clients (index 1..N) ---- */
 byte ph[NA];
@@ -156,6 +158,8 @@ bool orph[NA];      /* withdrawing an orphaned grant (LockCalls.withdrawOrphan) 
  * fourth element: 'issued' after code 0 or -3, the grant's serial after 1 or 3 */
 byte ak[NA]; byte as[NA]; byte asent[NA]; byte adue[NA];
 byte acode[NA]; byte atok[NA]; byte apttl[NA]; byte aiss[NA];
+byte aent[NA];   /* the call's ARGV[5]: its queue entry's lifetime (Acquisition.entryLifetimeMillis) */
+byte aleg[NA];   /* ghost: that lifetime as the wait's deadline allows it (differs only with a defect) */
 /* the watchdog's slot (renew.lua) */
 byte rs[NA]; byte rsent[NA]; byte rdue[NA]; bool rheld[NA];
 /* grant notifications on the client's channel: serial and token (0: none), arrival tick */
@@ -175,17 +179,22 @@ bool no_lost_wakeup = 1;
 bool valid_on_arrival = 1;
 bool reported_loss = 1;
 bool no_false_end = 1;
+bool free_within = 1;
 
 /* temporaries of a script run or an event (not part of the state) */
 HIDDEN byte t_c, t_i, t_j, t_k, t_v, t_tok, t_first, t_pttl, t_d, t_ok, t_h, t_iss;
 /* and of the property checks */
 HIDDEN byte p_i, p_j, p_k, p_n, p_res;
+HIDDEN byte t_e;   /* the drift of the key written now: 0, DRIFT (on time) or 2*DRIFT, see pick_drift */
 HIDDEN byte t_cov;   /* t_cov = N begins each line marked "cover: NAME" (see relock.pml) */
 
 /* HeldLease.isValid, for a client Redis did not lose the data of during its hold */
 #define VALID(c) (ph[c] == HELD && !lost[c] && now < vu[c] && !rsd[c])
 /* the hold key of owner c exists (a key's expiry is applied when time moves on) */
 #define HOLDS(c) (hexp[c] != 0)
+/* a caller has stopped once it released (or is releasing), gave up (or is withdrawing), or
+ * crashed; a phase never goes back below WDRAW */
+#define ALL_STOPPED ((ph[1] >= WDRAW) && (N < 2 || ph[2] >= WDRAW) && (N < 3 || ph[N] >= WDRAW))
 
 /* ================================ properties ================================ */
 
@@ -251,6 +260,27 @@ inline check_wakeup() {
   assert(no_lost_wakeup)
 }
 
+/* free within (the exclusive model's, per hold key): once every caller has stopped, each hold key
+ * is gone by the end of the hold it may legitimately stand for (hleg, a ghost written beside each
+ * write of the key, by what the write is for: a lease from an acquisition or a renewal of its
+ * owner's own, a claim time from a hand-over; by Redis's clock, the drift of that write), and a
+ * queue entry whose caller has stopped is dead by the end its wait allows (qleg, as in
+ * relock.pml). Checked when time moves on, after the keys due to expire have expired. */
+inline check_free_within() {
+  p_i = 1;
+  do
+  :: p_i <= N ->
+     if
+     :: ALL_STOPPED && HOLDS(p_i) && now >= hleg[p_i] -> free_within = 0
+     :: ph[p_i] >= WDRAW && qexp[p_i] > now && now >= qleg[p_i] -> free_within = 0
+     :: else
+     fi;
+     p_i++
+  :: else -> break
+  od;
+  assert(free_within)
+}
+
 /* ================================ Redis scripts ================================ */
 
 /* how late a delayed message arrives, and how long a pause lasts: short, middling or long */
@@ -269,9 +299,19 @@ inline pick_pause() {
   fi
 }
 
-inline pick_drift() {   /* Redis's clock runs ahead of the clients' (chosen once): keys expire early */
-  t_d = (fastclock -> DRIFT : 0)
+/* Redis's clock against the clients' (issue 42, point 5), as in relock.pml: a key written now for
+ * px lives px of Redis's time, which by the clients' clocks is px less or more the drift allowance,
+ * chosen afresh at each write. t_e is 0 (fast), DRIFT (on time) or 2*DRIFT (slow). */
+inline pick_drift() {
+  if
+  :: t_e = 0
+#ifndef DRIFT_EDGES   /* (a smaller search: Redis's clock only fast or slow, never on time) */
+  :: t_e = DRIFT
+#endif
+  :: t_e = 2 * DRIFT
+  fi
 }
+#define DRIFTED(px) (now + (px) + t_e - DRIFT)
 
 /* fence.lua issue_token (l.71-74) with settle_fence (l.36-51): the next serial is
  * max(fence + 1, server time); the fence holds no waiters mark for a shared kind */
@@ -297,13 +337,14 @@ inline issue_token() {
  * their expiries are not modelled: see README.md) */
 inline add_hold(w, tok, ser, px) {
   pick_drift();
-  hexp[w] = now + px - t_d; htk[w] = tok; hsr[w] = ser;
+  hexp[w] = DRIFTED(px); htk[w] = tok; hsr[w] = ser;
+  hleg[w] = hexp[w];   /* ghost: a hold written for px may last px, by Redis's clock */
   hend[w] = 0
 }
 
 /* holders.lua drop_hold (l.177-182) */
 inline drop_hold(w) {
-  hexp[w] = 0; htk[w] = 0; hsr[w] = 0
+  hexp[w] = 0; htk[w] = 0; hsr[w] = 0; hleg[w] = 0
 }
 
 /* holders.lua live_holders (l.121-142, with sooner l.145-150) over every live hold: ticks until the first ends; NONE if none */
@@ -337,7 +378,7 @@ inline forget_waiter(w) {
      qn--; q[qn] = 0
   :: else
   fi;
-  qexp[w] = 0;
+  qexp[w] = 0; qleg[w] = 0;
   if
   :: qn == 0 -> qkexp = 0
   :: else
@@ -363,16 +404,19 @@ inline first_live_waiter() {
   od
 }
 
-/* queue.lua enqueue (l.80-89) */
-inline enqueue(w) {
+/* queue.lua enqueue (l.80-89): the entry lives ttl (ARGV[5]) from now by Redis's clock, and the
+ * queue keys at least as long */
+inline enqueue(w, ttl, legttl) {
   queued(w, t_ok);
   if
   :: !t_ok -> q[qn] = w; qn++
   :: else
   fi;
-  qexp[w] = now + ENTRY;
+  pick_drift();
+  qexp[w] = DRIFTED(ttl);
+  qleg[w] = DRIFTED(legttl);   /* ghost: what the wait's deadline allows (see free_within) */
   if
-  :: qkexp < now + ENTRY -> qkexp = now + ENTRY
+  :: qkexp < qexp[w] -> qkexp = qexp[w]
   :: else
   fi
 }
@@ -423,7 +467,7 @@ inline reply(c, code, tok, pttl, fourth) {
  * hold's key is its owner's alone) */
 inline renew_one(c, res) {
   if
-  :: HOLDS(c) -> pick_drift(); hexp[c] = now + LEASE - t_d; res = 1
+  :: HOLDS(c) -> pick_drift(); hexp[c] = DRIFTED(LEASE); hleg[c] = hexp[c]; res = 1
   :: else -> res = 0
   fi
 }
@@ -437,7 +481,7 @@ inline restart() {
      :: HOLDS(t_i) -> hend[t_i] = 1; drop_hold(t_i)
      :: else
      fi;
-     qexp[t_i] = 0;
+     qexp[t_i] = 0; qleg[t_i] = 0;
      conn[t_i] = 0;
      if
      :: ph[t_i] == ACTIVE || ph[t_i] == HELD || ph[t_i] == WDRAW || ph[t_i] == REL -> rsd[t_i] = 1
