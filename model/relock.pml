@@ -38,6 +38,9 @@
  *   BUG_ORPHAN_WHILE_RELEASING  (a plausible slip, issue 42 point 2) LockState.knowsGrant looks
  *                       at the holds only, not at the releases under way: a late notification of
  *                       the grant being released sends an orphan withdrawal beside the release
+ *   STALE=0             no call times out while its request still runs later (issue 42 point 1)
+ *   STRICT_LOSS         reported_loss without its second exception: a hold taken again by a late
+ *                       call of its own owner before the release ran (what point 1 found)
  */
 
 #ifndef N
