@@ -19,7 +19,8 @@ import java.util.function.Predicate;
  * <ul>
  *   <li>{@link #holdReply}: the call runs in Redis at once; its reply reaches the client only at
  *       {@link Held#deliver()}.
- *   <li>{@link #holdUnsent}: the call waits, unsent, until {@link Held#deliver()} sends it.
+ *   <li>{@link #holdUnsent}: the call waits, unsent, until {@link Held#deliver()} sends it, even
+ *       if the client's command timeout has failed it meanwhile (a request that outlives its call).
  *   <li>{@link #failUnsent}: the call fails at once, unsent (as a driver whose connection is down).
  *   <li>{@link #outageAfter}: the call runs in Redis; then the network goes down before its reply
  *       arrives (the client's command timeout fails it), and every later call fails unsent until
@@ -135,7 +136,18 @@ final class SteeredNetwork implements RedisDriver {
         return unsent();
       }
       case HOLD_UNSENT -> {
-        return h.delivered.thenCompose(v -> real.evalSha(sha1, keys, args));
+        // Sent at deliver() even if the client has given up on the call meanwhile (its command
+        // timeout): a request that outlives its call, whose reply nobody reads.
+        CompletableFuture<List<Object>> result = new CompletableFuture<>();
+        h.delivered.thenRun(() -> real.evalSha(sha1, keys, args).whenComplete((r, e) -> {
+          if (e != null) {
+            result.completeExceptionally(e);
+            return;
+          }
+          h.answered.complete(r);
+          result.complete(r);
+        }));
+        return result;
       }
       case HOLD_REPLY -> {
         return real.evalSha(sha1, keys, args).thenCompose(r -> {
