@@ -46,6 +46,12 @@ final class LeaseChanges {
    * multi-lock's), each finished with {@link #finishRelease}.
    */
   CompletableFuture<Release.Outcome> startClose(HeldLease h) {
+    // A lease closed past its local deadline is lost, whether or not the expiry check has come
+    // round (isValid() marks it, as it does for any caller): what the release then finds in Redis
+    // under this owner may be a key that a late call of its own acquisition wrote after the hold
+    // had ended (a call failed at the command timeout may still run), not the hold it had. Found
+    // by the model (issue 42, point 1).
+    h.isValid();
     CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
     h.state.post(() -> h.state.close(h, done));
     return done;

@@ -248,6 +248,7 @@ final class LockState {
           "the current thread does not hold lock '" + keys.name() + "'"));
       return;
     }
+    h.isValid(); // past its local deadline: lost, as for close() (see LeaseChanges#startClose)
     if (h.threadHolds > 1) {
       // The thread's count is the one that counts; Redis's is kept in step where it can be.
       h.threadHolds--;

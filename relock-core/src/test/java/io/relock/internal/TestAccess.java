@@ -117,6 +117,28 @@ public final class TestAccess {
     return make.newInstance(engine, "redlock");
   }
 
+  /**
+   * Holds {@code client}'s timer thread (expiry checks, renewals' schedule, retries' backoff) until
+   * the returned handle is closed: what a timer that comes round late (a busy or paused process)
+   * lets other threads do first.
+   */
+  public static AutoCloseable holdTimer(Relock client) throws Exception {
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    engine(client).timer.schedule(0, () -> {
+      held.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    if (!held.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the client's timer did not come round");
+    }
+    return release::countDown;
+  }
+
   private static LockEngine engine(Relock client) throws ReflectiveOperationException {
     Field engineField = Relock.class.getDeclaredField("engine");
     engineField.setAccessible(true);
