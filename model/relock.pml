@@ -51,6 +51,10 @@
  *                       at the holds only, not at the releases under way: a late notification of
  *                       the grant being released sends an orphan withdrawal beside the release
  *   STALE=0             no call times out while its request still runs later (issue 42 point 1)
+ *   BUG_CLOSE_PAST_DEADLINE  (what point 1 found, put back) a lease closed past its local
+ *                       deadline is not marked lost first (LeaseChanges.startClose before the fix):
+ *                       its release may find a key a late call of its own acquisition wrote again
+ *                       after the hold ended, and answer 'released'
  *   STRICT_LOSS         reported_loss without its second exception: a hold taken again by a late
  *                       call of its own owner before the release ran (what point 1 found)
  */
@@ -1415,6 +1419,12 @@ end:
        normalize(c) }
   /* the caller closes its hold (LeaseChanges.close -> Release) */
   :: atomic { ALIVE(c) && ph[c] == HELD && now >= relAt[c] ->   /* at once, beside any call out */
+#ifndef BUG_CLOSE_PAST_DEADLINE
+       if   /* LeaseChanges.startClose: isValid() marks a lease past its local deadline lost first */
+       :: !lost[c] && now >= vu[c] -> lost[c] = 1
+       :: else
+       fi;
+#endif
        ph[c] = REL; told[c] = 0; unk[c] = 0; fsent[c] = NONE; tmr[c] = NONE;
        cdl[c] = now + CT;
        gua[c] = (vu[c] + DRIFT > cdl[c] -> vu[c] + DRIFT : cdl[c]);
