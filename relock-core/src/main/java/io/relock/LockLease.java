@@ -170,7 +170,9 @@ public interface LockLease extends AutoCloseable {
    * for the lock, the same call hands it to the longest waiter. Closing an already closed lease
    * does nothing. The lease is closed here whatever Redis answers.
    *
-   * @throws LockLostException if the lease had been lost; another owner's lock is left untouched
+   * @throws LockLostException if the lease had been lost, which includes a lease closed past its
+   *     local deadline (when {@link #isValid()} says false), whatever Redis then holds under its
+   *     owner; another owner's lock is left untouched
    * @throws RelockException if Redis could not be reached within the command timeout; the release
    *     goes on in the background until the lease would have ended anyway
    */
