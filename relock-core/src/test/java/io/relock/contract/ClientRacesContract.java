@@ -409,6 +409,48 @@ public abstract class ClientRacesContract extends RelockContract {
   }
 
   /**
+   * As above, with the watchdog: its renewal is held back on its way until the lease has ended in
+   * Redis, another client has held the lock, and the timed-out 'wait' has taken it again; then it
+   * runs and finds "its" key. Its answer comes after the lease's local deadline: the lease stays
+   * lost (before the fix, the answer moved the deadline on, as if the hold had never ended, and
+   * close() returned normally). Found by the model (issue 42, point 1).
+   */
+  @Test
+  void aRenewalAnsweredPastTheDeadline_afterATimedOutWaitTookTheLockAgain_doesNotReviveTheLease() throws Exception {
+    String name = "stale-wait-renewed";
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock relock = clientOver(network, b -> b.commandTimeout(Duration.ofSeconds(3)).defaultLease(Duration.ofSeconds(1)));
+    AtomicInteger renewalsAnswered = new AtomicInteger();
+    relock.addListener(new io.relock.RelockListener() {
+      @Override
+      public void renewed(int leases) {
+        renewalsAnswered.incrementAndGet();
+      }
+    });
+    SteeredNetwork.Held first = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.ACQUIRE)
+        && c.on(lockKey(name)));
+    SteeredNetwork.Held renewal = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.RENEW)
+        && c.keys().contains(lockKey(name)));
+    try (Relock other = client(b -> b)) {
+      LockLease lease = relock.lock(name).acquire(PATIENCE);
+      await("the watchdog's renewal is on its way", renewal::came);
+      try (AutoCloseable lateTimer = io.relock.internal.TestAccess.holdTimer(relock)) {
+        await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
+        other.lock(name).acquire(PATIENCE).close();
+        first.deliver();
+        await("the first 'wait' ran in Redis", first::ranInRedis);
+        renewal.deliver();
+        await("the renewal's answer was handled", () -> renewalsAnswered.get() > 0);
+        assertThat(lease.remaining()).as("not revived").isZero();
+
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+      }
+      awaitNothingLeftOf(name);
+    }
+    relock.close();
+  }
+
+  /**
    * The same race, with close() first in the client: the thread's {@code unlock()} found its hold
    * and asked, and close() released the hold before the thread's request was handled. The thread
    * is told the client closed and released the lock, as a later {@code unlock()} is; not that it
