@@ -449,6 +449,79 @@ public abstract class ClientRacesContract extends RelockContract {
     }
     relock.close();
   }
+  /**
+   * Review of the deadline fix (not fixed): as above, with {@code extend()} in place of the
+   * watchdog's renewal. extend() takes the lease off the watchdog and, for a watchdog-renewed
+   * lease, no expiry check is armed while the extension is under way; its call is held back until
+   * the lease has ended in Redis, another client has held the lock and the timed-out 'wait' has
+   * taken it again. Its answer (found "its" key) comes past the lease's local deadline, and
+   * LeaseChanges.extend sets the new deadline anyway (HeldLease.endLeaseChange does not go
+   * through extendTo): the lease is revived and close() returns normally. No timer is held here.
+   */
+  @Test
+  void reviewAnExtensionAnsweredPastTheDeadline_afterATimedOutWaitTookTheLockAgain_doesNotReviveTheLease()
+      throws Exception {
+    String name = "stale-wait-extended";
+    SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
+    Relock relock = clientOver(network, b -> b.commandTimeout(Duration.ofSeconds(3)).defaultLease(Duration.ofSeconds(1)));
+    SteeredNetwork.Held first = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.ACQUIRE)
+        && c.on(lockKey(name)));
+    SteeredNetwork.Held extension = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.EXTEND)
+        && c.keys().contains(lockKey(name)));
+    try (Relock other = client(b -> b)) {
+      LockLease lease = relock.lock(name).acquire(PATIENCE);
+      CompletableFuture<Void> extending = CompletableFuture.runAsync(() -> lease.extend(Duration.ofSeconds(10)));
+      await("the extension is on its way", extension::came);
+      await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
+      other.lock(name).acquire(PATIENCE).close();
+      first.deliver();
+      await("the first 'wait' ran in Redis", first::ranInRedis);
+      extension.deliver();
+      Throwable extendFailed = extending.handle((v, e) -> e).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+      System.out.println("REVIEW extend() outcome: " + (extendFailed == null ? "returned normally" : extendFailed)
+          + "; lease.remaining() after it: " + lease.remaining());
+      assertThat(lease.remaining()).as("not revived by an extension answered past its deadline").isZero();
+
+      assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+      awaitNothingLeftOf(name);
+    }
+    relock.close();
+  }
+
+  /**
+   * Review of the deadline fix: LockLease#onLost says the listeners run "at the latest, on the
+   * closing thread when close() finds the lease lost, before it throws". A lease closed past its
+   * local deadline, the key gone in Redis, before the expiry check came round (timer held): before
+   * the fix the release found the key gone and lostOnClose ran the listener on the closing thread
+   * before close() threw; now startClose's isValid() reports the loss through lost(), which hands
+   * the listener to the client's event thread, and close() may throw before it has run.
+   */
+  @Test
+  void reviewAnOnLostListenerHasRunWhenCloseThrowsPastTheDeadline() throws Exception {
+    String name = "close-past-deadline-listener";
+    Relock relock = client(b -> b);
+    LockLease lease = relock.lock(name).acquire(PATIENCE, Duration.ofMillis(300));
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    lease.onLost(() -> {
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      ranOn.set(Thread.currentThread());
+    });
+    try (AutoCloseable lateTimer = io.relock.internal.TestAccess.holdTimer(relock)) {
+      await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
+      await("the lease's local deadline passed", () -> lease.remaining().isZero());
+      assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+      Thread listenerThread = ranOn.get();
+      System.out.println("REVIEW onLost listener when close() threw: "
+          + (listenerThread == null ? "not run yet" : "ran on " + listenerThread.getName()));
+      assertThat(listenerThread).as("the onLost listener ran before close() threw").isNotNull();
+    }
+    relock.close();
+  }
+
 
   /**
    * The same race, with close() first in the client: the thread's {@code unlock()} found its hold
