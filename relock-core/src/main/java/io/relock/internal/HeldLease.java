@@ -281,13 +281,19 @@ final class HeldLease implements LockLease {
    * The extension is over: Redis ran it ({@code ran}: {@code untilNanos} is then the hold's
    * deadline, sooner or later than before), or its outcome is unknown (the sooner deadline stands).
    * Renewals count again from those sent now on.
+   *
+   * @return whether the answer came before the deadline; if not, the deadline stays where it was
    */
-  synchronized void endLeaseChange(boolean ran, long untilNanos) {
-    if (ran) {
+  synchronized boolean endLeaseChange(boolean ran, long untilNanos) {
+    // As for extendTo: an answer that comes after the deadline may have found a key a late call of
+    // the lease's own acquisition wrote after the hold had ended; it does not revive the lease.
+    boolean inTime = System.nanoTime() - validUntilNanos < 0;
+    if (ran && inTime) {
       validUntilNanos = untilNanos;
     }
     changing = false;
     renewalsCountFromNanos = System.nanoTime();
+    return inTime;
   }
 
   String lostReason() {

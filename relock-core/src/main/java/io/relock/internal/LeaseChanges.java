@@ -50,8 +50,11 @@ final class LeaseChanges {
     // round (isValid() marks it, as it does for any caller): what the release then finds in Redis
     // under this owner may be a key that a late call of its own acquisition wrote after the hold
     // had ended (a call failed at the command timeout may still run), not the hold it had. Found
-    // by the model (issue 42, point 1).
-    h.isValid();
+    // by the model (issue 42, point 1). Reported here, on the closing thread, as LockLease#onLost
+    // promises for a loss close() finds (isValid() would hand the listeners to the event thread).
+    if (!h.closed.get() && h.lostReason() == null && System.nanoTime() - h.validUntilNanos() >= 0) {
+      h.lostOnClose(keeper.expiryReason(h));
+    }
     CompletableFuture<Release.Outcome> done = new CompletableFuture<>();
     h.state.post(() -> h.state.close(h, done));
     return done;
@@ -124,8 +127,11 @@ final class LeaseChanges {
         throw new LockLostException(h.lockName(), h.lostReason());
       }
       h.renewed = false;
+      if (!h.endLeaseChange(true, until)) {
+        h.lost("an extension was answered after the lease's local deadline had passed");
+        throw new LockLostException(h.lockName(), h.lostReason());
+      }
       h.extendedMillis = millis;
-      h.endLeaseChange(true, until);
       keeper.rearmExpiryCheck(h);
     } finally {
       turn.unlock();
