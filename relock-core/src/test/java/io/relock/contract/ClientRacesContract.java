@@ -370,6 +370,23 @@ public abstract class ClientRacesContract extends RelockContract {
     assertThat(heardLost).as("losses heard").isEmpty();
   }
 
+  /** Holds back the first acquire.lua call on lock {@code name}: it is sent only at deliver(). */
+  private SteeredNetwork.Held holdFirstCall(SteeredNetwork network, String name) {
+    return network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.ACQUIRE) && c.on(lockKey(name)));
+  }
+
+  /**
+   * Once the lease on {@code name} has ended in Redis: {@code other} holds the lock and lets it go;
+   * then the held-back {@code first} call runs and takes the free lock again, for the same owner.
+   */
+  private void heldByAnotherThenTakenAgain(String name, Relock other, SteeredNetwork.Held first) {
+    await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
+    other.lock(name).acquire(PATIENCE).close();
+    first.deliver();
+    await("the first 'wait' ran in Redis", first::ranInRedis);
+    assertThat(redis("EXISTS", lockKey(name))).as("it took the free lock again").isEqualTo(1L);
+  }
+
   /**
    * An acquisition's 'wait' fails at the command timeout while its request is still on its way;
    * the wait sent again takes the lock, for a lease that then ends in Redis (the caller never
@@ -386,25 +403,20 @@ public abstract class ClientRacesContract extends RelockContract {
     String name = "stale-wait-retakes";
     SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
     Relock relock = clientOver(network, b -> b.commandTimeout(Duration.ofMillis(300)));
-    SteeredNetwork.Held first = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.ACQUIRE)
-        && c.on(lockKey(name)));
-    LockLease lease = relock.lock(name).acquire(PATIENCE, Duration.ofMillis(500));
-    assertThat(first.came()).as("the first 'wait' is still held back").isTrue();
-    assertThat(first.ranInRedis()).isFalse();
-    try (AutoCloseable lateTimer = io.relock.internal.TestAccess.holdTimer(relock)) {
-      // The client's expiry check cannot come round: close() is the first to look at the deadline.
-      await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
-      await("the lease's local deadline passed", () -> lease.remaining().isZero());
-      try (Relock other = client(b -> b); LockLease taken = other.lock(name).acquire(PATIENCE)) {
-        assertThat(taken.fencingToken()).isGreaterThan(lease.fencingToken());
-      }
-      first.deliver();
-      await("the first 'wait' ran in Redis", first::ranInRedis);
-      assertThat(redis("EXISTS", lockKey(name))).as("it took the free lock again").isEqualTo(1L);
+    SteeredNetwork.Held first = holdFirstCall(network, name);
+    try (Relock other = client(b -> b)) {
+      LockLease lease = relock.lock(name).acquire(PATIENCE, Duration.ofMillis(500));
+      assertThat(first.came()).as("the first 'wait' is still held back").isTrue();
+      assertThat(first.ranInRedis()).isFalse();
+      try (AutoCloseable lateTimer = io.relock.internal.TestAccess.holdTimer(relock)) {
+        // The client's expiry check cannot come round: close() is the first to look at the deadline.
+        await("the lease's local deadline passed", () -> lease.remaining().isZero());
+        heldByAnotherThenTakenAgain(name, other, first);
 
-      assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+      }
+      awaitNothingLeftOf(name);
     }
-    awaitNothingLeftOf(name);
     relock.close();
   }
 
@@ -427,18 +439,14 @@ public abstract class ClientRacesContract extends RelockContract {
         renewalsAnswered.incrementAndGet();
       }
     });
-    SteeredNetwork.Held first = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.ACQUIRE)
-        && c.on(lockKey(name)));
+    SteeredNetwork.Held first = holdFirstCall(network, name);
     SteeredNetwork.Held renewal = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.RENEW)
         && c.keys().contains(lockKey(name)));
     try (Relock other = client(b -> b)) {
       LockLease lease = relock.lock(name).acquire(PATIENCE);
       await("the watchdog's renewal is on its way", renewal::came);
       try (AutoCloseable lateTimer = io.relock.internal.TestAccess.holdTimer(relock)) {
-        await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
-        other.lock(name).acquire(PATIENCE).close();
-        first.deliver();
-        await("the first 'wait' ran in Redis", first::ranInRedis);
+        heldByAnotherThenTakenAgain(name, other, first);
         renewal.deliver();
         await("the renewal's answer was handled", () -> renewalsAnswered.get() > 0);
         assertThat(lease.remaining()).as("not revived").isZero();
@@ -464,18 +472,14 @@ public abstract class ClientRacesContract extends RelockContract {
     String name = "stale-wait-extended";
     SteeredNetwork network = new SteeredNetwork(connectDriver(redis.uri(), DRIVER_SETTINGS));
     Relock relock = clientOver(network, b -> b.commandTimeout(Duration.ofSeconds(3)).defaultLease(Duration.ofSeconds(1)));
-    SteeredNetwork.Held first = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.ACQUIRE)
-        && c.on(lockKey(name)));
+    SteeredNetwork.Held first = holdFirstCall(network, name);
     SteeredNetwork.Held extension = network.holdUnsent(c -> c.runs(io.relock.internal.Scripts.EXTEND)
         && c.keys().contains(lockKey(name)));
     try (Relock other = client(b -> b)) {
       LockLease lease = relock.lock(name).acquire(PATIENCE);
       CompletableFuture<Void> extending = CompletableFuture.runAsync(() -> lease.extend(Duration.ofSeconds(10)));
       await("the extension is on its way", extension::came);
-      await("the lease ended in Redis", () -> redis("EXISTS", lockKey(name)).equals(0L));
-      other.lock(name).acquire(PATIENCE).close();
-      first.deliver();
-      await("the first 'wait' ran in Redis", first::ranInRedis);
+      heldByAnotherThenTakenAgain(name, other, first);
       extension.deliver();
       Throwable extendFailed = extending.handle((v, e) -> e).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
       assertThat(extendFailed).hasCauseInstanceOf(LockLostException.class);
