@@ -20,6 +20,7 @@ public final class Await {
    * Returns once {@code condition} holds, asking every 10 ms.
    *
    * @param what the condition in words, for the failure's message
+   * @param condition asked until it holds
    * @throws AssertionError if it does not hold within {@link #GENEROUS}, naming {@code what}
    */
   public static void until(String what, BooleanSupplier condition) {
